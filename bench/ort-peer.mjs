@@ -1,0 +1,42 @@
+// The onnxruntime-web peer (its WebAssembly execution provider, SIMD + threads build), with a
+// multi-head attention model built in memory (onnx-model.mjs). ort.env.wasm.numThreads is global
+// to a process and fixed when the first session is created, so each thread count needs its own
+// process.
+import { buildMhaModel } from './onnx-model.mjs';
+
+let ort;
+
+export async function loadOrt(numThreads) {
+  ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = numThreads;
+  ort.env.wasm.proxy = false;
+  ort.env.logLevel = 'error';
+  return { version: ort.env.versions?.web ?? 'unknown', threads: numThreads };
+}
+
+/** Returns { variants: { contrib, standard }, dispose }; each variant: async Float32Array [n,d] → Float32Array. */
+export async function prepareOrt(p) {
+  const { n, d } = p;
+  const sessions = {};
+  const variants = {};
+  const errors = {};
+  for (const kind of ['contrib', 'standard']) {
+    try {
+      const s = await ort.InferenceSession.create(buildMhaModel(p, kind),
+        { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+      sessions[kind] = s;
+      variants[kind] = async (x) => {
+        const res = await s.run({ x: new ort.Tensor('float32', x, [1, n, d]) });
+        const y = res.y.data;
+        res.y.dispose?.();
+        return y;
+      };
+    } catch (e) {
+      errors[kind] = String(e?.message ?? e).split('\n')[0];
+    }
+  }
+  return {
+    variants, errors,
+    dispose: async () => { for (const s of Object.values(sessions)) await s.release(); },
+  };
+}

@@ -1,0 +1,168 @@
+// The only C++ that knows Emscripten: a flat table of free functions for bindings/api.mjs.
+//
+// Arguments travel as one block of 32-bit slots in the heap (pointers, sizes, flags, one float)
+// written by the JavaScript wrapper: one cheap call instead of two dozen converted arguments.
+// The slot names come from WA_SLOTS below and reach JavaScript through wireSlots(), so the two
+// sides cannot drift apart. Failures return a status code; no C++ exception crosses the boundary.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <cstring>
+#include <new>
+
+#include "../src/attention.h"
+#include "../src/parallel.h"
+
+namespace {
+
+#define WA_SLOTS(X)                                                                                  \
+  X(status) X(layer)                                                                                 \
+  X(q_in) X(k_in) X(v_in) X(num_heads) X(head_dim_qk) X(head_dim_v) X(out_projection)               \
+  X(wq) X(wk) X(wv) X(bq) X(bk) X(bv) X(wo) X(bo)                                                    \
+  X(batch) X(tgt_len) X(src_len) X(query) X(key) X(value)                                            \
+  X(attn_mask_kind) X(attn_mask) X(attn_mask_per_head) X(key_padding_mask_kind) X(key_padding_mask)  \
+  X(is_causal) X(scale) X(output) X(weights) X(average_weights)                                      \
+  X(i_q) X(i_k) X(i_v) X(i_scores) X(i_scaled_scores) X(i_attn_output)
+
+enum Slot : int {
+#define WA_ENUM(name) slot_##name,
+  WA_SLOTS(WA_ENUM)
+#undef WA_ENUM
+  slot_count
+};
+
+using Wire = const std::uint32_t*;
+
+template <class T>
+T* ptr(Wire w, Slot s) {
+  return reinterpret_cast<T*>(static_cast<std::uintptr_t>(w[s]));
+}
+
+float f32(Wire w, Slot s) {
+  float value;
+  std::memcpy(&value, &w[s], sizeof value);
+  return value;
+}
+
+wa::Status init_layer(Wire w, wa::Layer& layer) {
+  wa::LayerConfig config;
+  config.q_in = w[slot_q_in];
+  config.k_in = w[slot_k_in];
+  config.v_in = w[slot_v_in];
+  config.num_heads = w[slot_num_heads];
+  config.head_dim_qk = w[slot_head_dim_qk];
+  config.head_dim_v = w[slot_head_dim_v];
+  config.out_projection = w[slot_out_projection] != 0;
+  wa::LayerWeights weights;
+  weights.wq = ptr<const float>(w, slot_wq);
+  weights.wk = ptr<const float>(w, slot_wk);
+  weights.wv = ptr<const float>(w, slot_wv);
+  weights.bq = ptr<const float>(w, slot_bq);
+  weights.bk = ptr<const float>(w, slot_bk);
+  weights.bv = ptr<const float>(w, slot_bv);
+  weights.wo = ptr<const float>(w, slot_wo);
+  weights.bo = ptr<const float>(w, slot_bo);
+  return layer.init(config, weights);
+}
+
+wa::Mask mask(Wire w, Slot kind, Slot data, bool per_head) {
+  wa::Mask m;
+  m.kind = static_cast<wa::MaskKind>(w[kind]);
+  m.data = ptr<const void>(w, data);
+  m.per_head = per_head;
+  return m;
+}
+
+int forward(Wire w, const wa::Layer& layer) {
+  wa::ForwardArgs a;
+  a.batch = w[slot_batch];
+  a.tgt_len = w[slot_tgt_len];
+  a.src_len = w[slot_src_len];
+  a.query = ptr<const float>(w, slot_query);
+  a.key = ptr<const float>(w, slot_key);
+  a.value = ptr<const float>(w, slot_value);
+  a.attn_mask = mask(w, slot_attn_mask_kind, slot_attn_mask, w[slot_attn_mask_per_head] != 0);
+  a.key_padding_mask = mask(w, slot_key_padding_mask_kind, slot_key_padding_mask, false);
+  a.is_causal = w[slot_is_causal] != 0;
+  a.scale = f32(w, slot_scale);
+  a.output = ptr<float>(w, slot_output);
+  a.weights = ptr<float>(w, slot_weights);
+  a.average_weights = w[slot_average_weights] != 0;
+  wa::Intermediates inter;
+  inter.q = ptr<float>(w, slot_i_q);
+  inter.k = ptr<float>(w, slot_i_k);
+  inter.v = ptr<float>(w, slot_i_v);
+  inter.scores = ptr<float>(w, slot_i_scores);
+  inter.scaled_scores = ptr<float>(w, slot_i_scaled_scores);
+  inter.attn_output = ptr<float>(w, slot_i_attn_output);
+  const bool any = inter.q || inter.k || inter.v || inter.scores || inter.scaled_scores || inter.attn_output;
+  a.intermediates = any ? &inter : nullptr;
+  return static_cast<int>(layer.forward(a));
+}
+
+// One-shot call: pack the weights, run, free. Both public functions share it; the JavaScript
+// wrapper maps selfAttention onto one head without an output projection.
+int oneShot(std::uintptr_t wire) {
+  Wire w = reinterpret_cast<Wire>(wire);
+  wa::Layer layer;
+  wa::Status s = init_layer(w, layer);
+  return s == wa::Status::ok ? forward(w, layer) : static_cast<int>(s);
+}
+
+// Returns a handle (0 on failure, with the reason in the status slot).
+std::uintptr_t createLayer(std::uintptr_t wire) {
+  auto* w = reinterpret_cast<std::uint32_t*>(wire);
+  auto* layer = new (std::nothrow) wa::Layer();
+  if (!layer) {
+    w[slot_status] = static_cast<std::uint32_t>(wa::Status::out_of_memory);
+    return 0;
+  }
+  const wa::Status s = init_layer(w, *layer);
+  w[slot_status] = static_cast<std::uint32_t>(s);
+  if (s != wa::Status::ok) {
+    delete layer;
+    return 0;
+  }
+  return reinterpret_cast<std::uintptr_t>(layer);
+}
+
+int layerForward(std::uintptr_t wire) {
+  Wire w = reinterpret_cast<Wire>(wire);
+  return forward(w, *ptr<const wa::Layer>(w, slot_layer));
+}
+
+void destroyLayer(std::uintptr_t handle) { delete reinterpret_cast<wa::Layer*>(handle); }
+
+emscripten::val wireSlots() {
+  emscripten::val slots = emscripten::val::object();
+#define WA_NAME(name) slots.set(#name, static_cast<int>(slot_##name));
+  WA_SLOTS(WA_NAME)
+#undef WA_NAME
+  slots.set("count", static_cast<int>(slot_count));
+  return slots;
+}
+
+double heapInUse() { return static_cast<double>(wa::heap_in_use()); }
+
+bool simdEnabled() {
+#ifdef __wasm_simd128__
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(wasm_attention) {
+  emscripten::function("selfAttention", &oneShot);
+  emscripten::function("multiHeadAttention", &oneShot);
+  emscripten::function("createLayer", &createLayer);
+  emscripten::function("layerForward", &layerForward);
+  emscripten::function("destroyLayer", &destroyLayer);
+  emscripten::function("wireSlots", &wireSlots);
+  emscripten::function("heapInUse", &heapInUse);
+  emscripten::function("setThreads", &wa::set_thread_count);
+  emscripten::function("simdEnabled", &simdEnabled);
+}

@@ -1,0 +1,94 @@
+// The C++ API of wasm-attention: plain pointers and sizes, no Emscripten.
+//
+// One layer type serves both public functions:
+//   selfAttention       = 1 head of width dK (dV for values), no output projection
+//   multiHeadAttention  = numHeads heads of embedDim/numHeads, output projection
+//
+// Layouts (row-major, batch first):
+//   query [batch, tgt_len, q_in]   key [batch, src_len, k_in]   value [batch, src_len, v_in]
+//   wq [heads·head_dim_qk, q_in]   wk [heads·head_dim_qk, k_in]   wv [heads·head_dim_v, v_in]
+//   wo [out_dim, heads·head_dim_v] (nn.Linear: y = x·Wᵀ + b)
+//   output [batch, tgt_len, out_dim or heads·head_dim_v]
+//   weights [batch, heads, tgt_len, src_len], or [batch, tgt_len, src_len] when averaged
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "buffer.h"
+
+namespace wa {
+
+enum class Status : int { ok = 0, invalid_argument = 1, out_of_memory = 2 };
+
+struct LayerConfig {
+  std::size_t q_in = 0, k_in = 0, v_in = 0;
+  std::size_t num_heads = 1, head_dim_qk = 0, head_dim_v = 0;
+  bool out_projection = false;  // out_dim = heads·head_dim_v when present
+};
+
+struct LayerWeights {
+  const float* wq = nullptr;
+  const float* wk = nullptr;
+  const float* wv = nullptr;
+  const float* bq = nullptr;  // each bias optional
+  const float* bk = nullptr;
+  const float* bv = nullptr;
+  const float* wo = nullptr;  // required when out_projection
+  const float* bo = nullptr;
+};
+
+enum class MaskKind : int { none = 0, boolean = 1, additive = 2 };
+
+struct Mask {
+  MaskKind kind = MaskKind::none;
+  const void* data = nullptr;  // uint8_t (1 = masked) or float (added to the scaled score)
+  bool per_head = false;       // attn mask [batch·heads, L, S] instead of [L, S]
+};
+
+// Optional copies of what happens inside, for teaching (the demo page). Any pointer may be null.
+struct Intermediates {
+  float* q = nullptr;             // [batch, tgt_len, heads·head_dim_qk]
+  float* k = nullptr;             // [batch, src_len, heads·head_dim_qk]
+  float* v = nullptr;             // [batch, src_len, heads·head_dim_v]
+  float* scores = nullptr;        // [batch, heads, tgt_len, src_len], Q·Kᵀ unscaled
+  float* scaled_scores = nullptr; // same shape, scaled and masked (-inf where masked)
+  float* attn_output = nullptr;   // [batch, tgt_len, heads·head_dim_v], before the out projection
+};
+
+struct ForwardArgs {
+  std::size_t batch = 1, tgt_len = 0, src_len = 0;
+  const float* query = nullptr;
+  const float* key = nullptr;
+  const float* value = nullptr;
+  Mask attn_mask;
+  Mask key_padding_mask;  // [batch, src_len]
+  bool is_causal = false;  // key j > query i is masked
+  float scale = 0.0f;
+  float* output = nullptr;
+  float* weights = nullptr;  // null: no weights wanted
+  bool average_weights = true;
+  Intermediates* intermediates = nullptr;
+};
+
+// Weights copied and packed for the GEMM kernel once.
+class Layer {
+ public:
+  Status init(const LayerConfig& config, const LayerWeights& weights);
+  Status forward(const ForwardArgs& args) const;
+  const LayerConfig& config() const { return config_; }
+
+  struct Projection {
+    FloatBuffer packed;  // per head: panels of that head's rows of W
+    FloatBuffer bias;    // heads·width, zeros when the layer has no bias
+    std::size_t width = 0, in = 0, head_stride = 0;
+  };
+
+ private:
+  LayerConfig config_;
+  Projection q_, k_, v_, o_;
+};
+
+std::size_t heap_in_use();
+
+}  // namespace wa

@@ -1,0 +1,101 @@
+#include "parallel.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace wa {
+namespace {
+
+class Pool {
+ public:
+  ~Pool() { resize(1); }
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  int resize(int threads) {
+    if (threads < 1) threads = 1;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    start_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+    stop_ = false;
+    // A worker must know the generation it was born in: reading it once started would miss a
+    // job posted in between and leave run() waiting for it forever.
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, born = generation_] { work_loop(born); });
+    return size();
+  }
+
+  void run(std::size_t count, const std::function<void(std::size_t)>& fn) {
+    if (workers_.empty() || count <= 1) {
+      for (std::size_t t = 0; t < count; ++t) fn(t);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &fn;
+      count_ = count;
+      next_.store(0);
+      busy_ = static_cast<int>(workers_.size());
+      ++generation_;
+    }
+    start_.notify_all();
+    drain(fn, count);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return busy_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void drain(const std::function<void(std::size_t)>& fn, std::size_t count) {
+    for (std::size_t t = next_.fetch_add(1); t < count; t = next_.fetch_add(1)) fn(t);
+  }
+
+  void work_loop(std::size_t seen) {
+    for (;;) {
+      const std::function<void(std::size_t)>* job;
+      std::size_t count;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        job = job_;
+        count = count_;
+      }
+      drain(*job, count);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--busy_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  const std::function<void(std::size_t)>* job_ = nullptr;
+  std::size_t count_ = 0;
+  std::atomic<std::size_t> next_{0};
+  std::size_t generation_ = 0;
+  int busy_ = 0;
+  bool stop_ = false;
+};
+
+Pool& pool() {
+  static Pool instance;
+  return instance;
+}
+
+}  // namespace
+
+void parallel_for(std::size_t count, const std::function<void(std::size_t)>& fn) { pool().run(count, fn); }
+
+int set_thread_count(int threads) { return pool().resize(threads); }
+
+int thread_count() { return pool().size(); }
+
+}  // namespace wa

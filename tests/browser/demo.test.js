@@ -1,0 +1,312 @@
+// The demo page in Debian's Chromium, served by the real server (scripts/serve.mjs).
+// Every number the page shows must be what the package API returns for the same inputs.
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT, startServer, launchBrowser, watchProblems, revive, firstMismatch } = require('./harness');
+const { createAttention } = require('wasm-attention');
+
+const SCREENSHOT = path.join(ROOT, 'test-results', 'demo.png');
+const TOL = 1e-6;
+
+let server;
+let browser;
+let page;
+let problems;
+let attn;
+
+function expectClose(got, want, what) {
+  const bad = firstMismatch(Array.from(got), Array.from(want), TOL);
+  if (bad) throw new Error(`${what}: ${bad}`);
+}
+
+async function computeCount() {
+  return page.evaluate(() => window.__demo.computeCount);
+}
+
+/** Runs an action that changes a control and waits until the page has recomputed. */
+async function changeAndWait(action) {
+  const before = await computeCount();
+  await action();
+  await page.waitForFunction((n) => window.__demo.computeCount > n, before, { timeout: 20000 });
+}
+
+async function rendered() {
+  return page.evaluate(() => {
+    const read = (c) => JSON.parse(c.dataset.weights);
+    const self = document.querySelector('[data-testid=heatmap-self]');
+    const avg = document.querySelector('[data-testid=heatmap-average]');
+    return {
+      self: self && self.dataset.weights ? read(self) : null,
+      heads: Array.from(document.querySelectorAll('[data-testid=heatmap-head]'), read),
+      average: avg ? read(avg) : null,
+      tokens: window.__demo.last.tokens,
+      settings: window.__demo.last.settings,
+    };
+  });
+}
+
+/** The page's own arguments (exact bytes), replayed through the package API in Node. */
+async function replayInNode() {
+  const args = revive(await page.evaluate(() => window.__demo.serializeArgs()));
+  return {
+    args,
+    self: attn.selfAttention(args.self),
+    heads: attn.multiHeadAttention(args.mhaHeads),
+    average: attn.multiHeadAttention(args.mhaAverage),
+  };
+}
+
+async function expectPageMatchesApi(label) {
+  const shown = await rendered();
+  const api = await replayInNode();
+  const n = shown.tokens.length;
+  const H = shown.settings.numHeads;
+  expect(api.args.self.seqLen).toBe(n);
+  expect(api.args.mhaHeads.numHeads).toBe(H);
+  expectClose(shown.self, api.self.weights, `${label}: self-attention weights`);
+  expect(shown.heads).toHaveLength(H);
+  for (let h = 0; h < H; h++) {
+    expectClose(shown.heads[h], api.heads.weights.subarray(h * n * n, (h + 1) * n * n), `${label}: head ${h + 1} weights`);
+  }
+  expectClose(shown.average, api.average.weights, `${label}: head-average weights`);
+  return { shown, api };
+}
+
+async function cellCenter(selector, i, j) {
+  const canvas = page.locator(selector);
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox(); // viewport coordinates, as page.mouse uses
+  const layout = JSON.parse(await canvas.getAttribute('data-layout'));
+  return {
+    x: box.x + layout.x0 + (j + 0.5) * layout.cellWidth,
+    y: box.y + layout.y0 + (i + 0.5) * layout.cellHeight,
+    layout,
+    box,
+  };
+}
+
+beforeAll(async () => {
+  attn = await createAttention({ threads: 1 });
+  server = await startServer();
+  browser = await launchBrowser();
+  page = browser.page;
+  problems = watchProblems(page);
+});
+
+afterAll(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+test('the server redirects to the page, isolates it, and the page shows the engine in use', async () => {
+  const response = await page.goto(server.url);
+  expect(new URL(page.url()).pathname).toBe('/web/');
+  const headers = response.headers();
+  expect(headers['cross-origin-opener-policy']).toBe('same-origin');
+  expect(headers['cross-origin-embedder-policy']).toBe('require-corp');
+  await page.waitForSelector('body[data-state=ready]', { timeout: 30000 });
+  await page.waitForSelector('[data-testid=heatmap-self][data-weights]');
+  expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
+
+  const engine = await page.evaluate(() => ({
+    text: document.querySelector('[data-testid=engine]').textContent,
+    version: document.querySelector('[data-testid=engine-version]').textContent,
+    simd: document.querySelector('[data-testid=engine-simd]').textContent,
+    threads: document.querySelector('[data-testid=engine-threads]').textContent,
+    time: document.querySelector('[data-testid=engine-time]')?.textContent,
+    info: window.__demo.info,
+  }));
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  expect(engine.info.version).toBe(attn.info.version);
+  expect(engine.version).toContain(pkg.version);
+  expect(engine.simd).toBe(engine.info.simd ? 'on' : 'off');
+  expect(engine.info.simd).toBe(attn.info.simd);
+  expect(Number(engine.threads)).toBe(engine.info.threads);
+  expect(engine.info.threads).toBeGreaterThanOrEqual(1);
+  expect(engine.time).toMatch(/^\d+(\.\d+)? ms$/);
+  expect(await page.locator('[data-testid=error]').isHidden()).toBe(true);
+});
+
+test('the seed sentence is one token per character, with the issue defaults', async () => {
+  const shown = await rendered();
+  expect(shown.tokens).toEqual(['我', '愛', 'A', 'I']);
+  expect(shown.settings).toMatchObject({ text: '我愛AI', mode: 'char', dModel: 512, numHeads: 8, isCausal: false });
+  expect(shown.heads).toHaveLength(8);
+  expect(shown.average).toHaveLength(16);
+});
+
+test('rendered weights equal what the package API returns for the same inputs', async () => {
+  const { shown, api } = await expectPageMatchesApi('default settings');
+  // Rows are distributions.
+  for (let i = 0; i < 4; i++) {
+    const sum = shown.self.slice(i * 4, i * 4 + 4).reduce((a, b) => a + b, 0);
+    expect(Math.abs(sum - 1)).toBeLessThan(1e-5);
+  }
+  // The page's inputs are what the issue describes: x is [seqLen, dModel], one vector per token.
+  expect(api.args.self.x).toHaveLength(4 * 512);
+  expect(api.args.mhaHeads.inProjWeight).toHaveLength(3 * 512 * 512);
+});
+
+test('the four steps show the engine’s intermediates for the picked query', async () => {
+  const api = await replayInNode();
+  const it = api.self.intermediates;
+  expect(it).toBeDefined(); // the returnIntermediates option of the package API
+  const table = await page.evaluate(() => {
+    const row = (id) => Array.from(document.querySelectorAll(`[data-testid=${id}] td`), (td) => Number(td.title));
+    return {
+      query: Number(document.querySelector('[data-testid=steps]').dataset.query),
+      scores: row('row-scores'),
+      scaled: row('row-scaled'),
+      weights: row('row-weights'),
+    };
+  });
+  const n = 4;
+  const i = table.query;
+  expectClose(table.scores, it.scores.subarray(i * n, (i + 1) * n), 'steps: raw scores');
+  expectClose(table.scaled, it.scaledScores.subarray(i * n, (i + 1) * n), 'steps: scaled scores');
+  expectClose(table.weights, api.self.weights.subarray(i * n, (i + 1) * n), 'steps: softmax weights');
+});
+
+test('hovering a cell shows the query token, the key token and the exact weight', async () => {
+  const shown = await rendered();
+  const { x, y } = await cellCenter('[data-testid=heatmap-self]', 1, 0);
+  await page.mouse.move(x, y);
+  const tip = page.locator('[data-testid=tooltip]');
+  await tip.waitFor({ state: 'visible' });
+  expect(await tip.locator('[data-testid=tip-query]').textContent()).toBe('愛');
+  expect(await tip.locator('[data-testid=tip-key]').textContent()).toBe('我');
+  const weight = Number(await tip.locator('[data-testid=tip-weight]').textContent());
+  expect(Math.fround(weight)).toBe(shown.self[1 * 4 + 0]);
+
+  // A head heatmap too: head 3, query I, key A.
+  const head = await cellCenter('[data-testid=heatmap-head][data-head="2"]', 3, 2);
+  await page.mouse.move(head.x, head.y);
+  expect(await tip.locator('[data-testid=tip-query]').textContent()).toBe('I');
+  expect(await tip.locator('[data-testid=tip-key]').textContent()).toBe('A');
+  const headWeight = Number(await tip.locator('[data-testid=tip-weight]').textContent());
+  expect(Math.fround(headWeight)).toBe(shown.heads[2][3 * 4 + 2]);
+
+  await page.mouse.move(2, 2);
+  await tip.waitFor({ state: 'hidden' });
+});
+
+test('clicking a query token shows its row as bars and follows it in the four steps', async () => {
+  const shown = await rendered();
+  const { box, layout } = await cellCenter('[data-testid=heatmap-self]', 2, 0);
+  // Click the row label "A" (left of the grid).
+  await page.mouse.click(box.x + layout.x0 - 6, box.y + layout.y0 + 2.5 * layout.cellHeight);
+  await page.waitForFunction(() => document.querySelector('[data-testid=steps]').dataset.query === '2');
+  const bars = JSON.parse(await page.locator('[data-testid=row-bars]').getAttribute('data-weights'));
+  expectClose(bars, shown.self.slice(8, 12), 'row bars of query A');
+  expect(await page.locator('[data-testid=query]').inputValue()).toBe('2');
+
+  // Clicking a cell of head 5 switches the steps to that head.
+  const cell = await cellCenter('[data-testid=heatmap-head][data-head="4"]', 1, 3);
+  await page.mouse.click(cell.x, cell.y);
+  await page.waitForFunction(() => document.querySelector('[data-testid=source]').value === 'head:4');
+  const headBars = JSON.parse(await page.locator('[data-testid=row-bars]').getAttribute('data-weights'));
+  expectClose(headBars, shown.heads[4].slice(4, 8), 'row bars of query 愛 in head 5');
+  const api = await replayInNode();
+  const it = api.heads.intermediates;
+  expect(it).toBeDefined();
+  const scores = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('[data-testid=row-scores] td'), (td) => Number(td.title)));
+  const base = (4 * 4 + 1) * 4; // [batch 0, head 4, query 1, :]
+  expectClose(scores, it.scores.subarray(base, base + 4), 'steps of head 5: raw scores');
+});
+
+test('changing the number of heads changes the grid of head heatmaps', async () => {
+  for (const heads of [4, 2, 16]) {
+    await changeAndWait(() => page.fill('[data-testid=heads]', String(heads)));
+    expect(await page.locator('figure[data-view=head]').count()).toBe(heads);
+    expect(await page.locator('figure[data-view=average]').count()).toBe(1);
+    await expectPageMatchesApi(`${heads} heads`);
+  }
+  await changeAndWait(() => page.fill('[data-testid=heads]', '8'));
+  expect(await page.locator('figure[data-view=head]').count()).toBe(8);
+});
+
+test('the causal mask zeroes the upper triangle, and the page still matches the API', async () => {
+  await changeAndWait(() => page.check('[data-testid=causal]'));
+  const { shown } = await expectPageMatchesApi('causal');
+  for (let i = 0; i < 4; i++) for (let j = i + 1; j < 4; j++) expect(shown.self[i * 4 + j]).toBe(0);
+  await changeAndWait(() => page.uncheck('[data-testid=causal]'));
+});
+
+test('the identity-like preset makes repeated tokens attend to each other', async () => {
+  // One control at a time: each change recomputes (select at once, typing after a debounce).
+  await changeAndWait(() => page.selectOption('[data-testid=preset]', 'identity'));
+  await changeAndWait(() => page.fill('[data-testid=text]', 'ABCA'));
+  const { shown } = await expectPageMatchesApi('identity preset');
+  const n = 4;
+  // Query 4 (the second A) puts more weight on key 1 (the first A) than on B or C.
+  const row = shown.self.slice(3 * n, 4 * n);
+  expect(row[0]).toBeGreaterThan(row[1]);
+  expect(row[0]).toBeGreaterThan(row[2]);
+  expect(row[0] + row[3]).toBeGreaterThan(0.9);
+  await changeAndWait(() => page.selectOption('[data-testid=preset]', 'random'));
+  await changeAndWait(() => page.fill('[data-testid=text]', '我愛AI'));
+});
+
+test('an invalid setting shows a readable error on the page', async () => {
+  await changeAndWait(() => page.fill('[data-testid=heads]', '7'));
+  const error = page.locator('[data-testid=error]');
+  expect(await error.isVisible()).toBe(true);
+  const text = await error.textContent();
+  expect(text).toMatch(/Multi-head attention/);
+  expect(text).toMatch(/RangeError/);
+  expect(text).toMatch(/numHeads|embedDim/);
+  expect(await page.locator('[data-testid=mha-error]').isVisible()).toBe(true);
+  expect(await page.locator('figure[data-view=head]').count()).toBe(0);
+
+  // Page-level limits are explained too.
+  await changeAndWait(() => page.fill('[data-testid=dModel]', '0'));
+  expect(await error.textContent()).toMatch(/d_model must be a whole number/);
+
+  await changeAndWait(() => page.fill('[data-testid=heads]', '8'));
+  expect(await error.textContent()).toMatch(/d_model must be a whole number/);
+  await changeAndWait(() => page.fill('[data-testid=dModel]', '512'));
+  expect(await error.isHidden()).toBe(true);
+  expect(await page.locator('figure[data-view=head]').count()).toBe(8);
+});
+
+test('64 tokens recompute without freezing the page', async () => {
+  const sentence = 'attention is all you need and the quick brown fox jumps over the lazy dog while we watch';
+  await changeAndWait(() => page.fill('[data-testid=text]', sentence.replace(/\s/g, '').slice(0, 64)));
+  const timing = await page.evaluate(() => ({ n: window.__demo.last.tokens.length, ...window.__demo.last.timing }));
+  expect(timing.n).toBe(64);
+  expect(timing.totalMs).toBeLessThan(1500);
+  await expectPageMatchesApi('64 tokens');
+  await changeAndWait(() => page.fill('[data-testid=text]', '我愛AI'));
+});
+
+test('exports the shown weights as JSON and PNG', async () => {
+  const shown = await rendered();
+  const [json] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-json]')]);
+  expect(json.suggestedFilename()).toMatch(/\.json$/);
+  const doc = JSON.parse(fs.readFileSync(await json.path(), 'utf8'));
+  expect(doc.tokens).toEqual(shown.tokens);
+  expectClose(doc.selfAttention.weights.flat(), shown.self, 'JSON export: self-attention');
+  expect(doc.multiHeadAttention.heads).toHaveLength(8);
+  expectClose(doc.multiHeadAttention.heads[7].flat(), shown.heads[7], 'JSON export: head 8');
+  expectClose(doc.multiHeadAttention.average.flat(), shown.average, 'JSON export: average');
+
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-png]')]);
+  expect(png.suggestedFilename()).toMatch(/\.png$/);
+  const bytes = fs.readFileSync(await png.path());
+  expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  expect(bytes.length).toBeGreaterThan(2000);
+});
+
+test('saves a screenshot of the page', async () => {
+  // Follow the query 愛 in the single head, so the steps view is filled in the picture.
+  await page.selectOption('[data-testid=source]', 'self');
+  await page.selectOption('[data-testid=query]', '1');
+  fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  expect(fs.statSync(SCREENSHOT).size).toBeGreaterThan(10000);
+});
+
+test('no console errors, page errors or failed requests during the whole run', () => {
+  expect(problems).toEqual([]);
+});

@@ -1,0 +1,125 @@
+// Shared helpers of the browser tests: the real demo server and Debian's Chromium.
+//
+// The server runs as `node scripts/serve.mjs` with PORT=0 in a child process: serve.mjs is
+// an ES module, and Jest (CommonJS, without --experimental-vm-modules) cannot import() one.
+// This also exercises the command `npm start` ends in, including the URL it prints.
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { chromium } = require('playwright-core');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const SERVE = path.join(ROOT, 'scripts', 'serve.mjs');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+// Without the networking flags Chromium floods the closed network (see TOOLCHAIN.md).
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Starts `node scripts/serve.mjs` (or with extra args / env); resolves to { url, child, stop(), output() }. */
+function startServer({ args = [], env = {}, timeoutMs = 15000 } = {}) {
+  const child = spawn(process.execPath, [SERVE, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { err += d; });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve.mjs printed no URL within ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve.mjs exited with ${code} before printing its URL\nstdout: ${out}\nstderr: ${err}`));
+    });
+    child.stdout.on('data', () => {
+      const m = /Serving wasm-attention demo at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({ url: m[1], child, stop, output: () => ({ stdout: out, stderr: err }) });
+      }
+    });
+  });
+}
+
+/** Launches Chromium with a fresh, empty profile; resolves to { context, page, close() }. */
+async function launchBrowser({ viewport = { width: 1280, height: 900 } } = {}) {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-attention-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport,
+    acceptDownloads: true,
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const close = async () => {
+    await context.close().catch(() => {});
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  };
+  return { context, page, close };
+}
+
+/** Records console errors, page errors and failed requests of a page. */
+function watchProblems(page) {
+  const problems = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()} (${msg.location().url || 'no url'})`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  return problems;
+}
+
+/** Undoes the page's serialize(): { $typed, base64 } → typed arrays with the exact bytes. */
+function revive(value) {
+  if (Array.isArray(value)) return value.map(revive);
+  if (value && typeof value === 'object') {
+    if (typeof value.$typed === 'string') {
+      const bytes = Buffer.from(value.base64, 'base64');
+      const buffer = new ArrayBuffer(bytes.length);
+      new Uint8Array(buffer).set(bytes);
+      const Type = { Float32Array, Float64Array, Uint8Array, Int32Array }[value.$typed];
+      if (!Type) throw new Error(`revive: unexpected typed array ${value.$typed}`);
+      return new Type(buffer);
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, revive(v)]));
+  }
+  return value;
+}
+
+/** Names the first element where got and want differ by more than tol, or returns null. */
+function firstMismatch(got, want, tol) {
+  if (got.length !== want.length) return `length ${got.length}, expected ${want.length}`;
+  for (let i = 0; i < want.length; i++) {
+    const g = got[i];
+    const w = want[i];
+    const same = Number.isNaN(w) ? Number.isNaN(g) : g === w || Math.abs(g - w) <= tol;
+    if (!same) return `index ${i}: got ${g}, expected ${w} (|diff| ${Math.abs(g - w)} > ${tol})`;
+  }
+  return null;
+}
+
+module.exports = { ROOT, startServer, launchBrowser, watchProblems, revive, firstMismatch };

@@ -1,0 +1,250 @@
+// The page's small modules (web/*.js), imported as the browser imports them, in Chromium.
+// Each module's export list is pinned, so a module stays focused (as d3's modules do).
+const { startServer, launchBrowser, watchProblems } = require('./harness');
+
+let server;
+let browser;
+let page;
+let problems;
+
+/** Runs fn(modules) in the page, with every web module imported; returns its (JSON) result. */
+function inPage(fn, arg) {
+  return page.evaluate(
+    async ([source, a]) => {
+      const names = ['colormap', 'tokenize', 'random', 'embeddings', 'weights', 'heatmap', 'bars', 'steps', 'export'];
+      const m = {};
+      for (const n of names) m[n] = await import(`/web/${n}.js`);
+      // eslint-disable-next-line no-new-func
+      return new Function('m', 'arg', `return (${source})(m, arg);`)(m, a);
+    },
+    [fn.toString(), arg],
+  );
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  page = browser.page;
+  problems = watchProblems(page);
+  // A same-origin document without the page's script: the modules are tested alone.
+  await page.goto(`${server.url}tests/browser/blank.html`);
+});
+
+afterAll(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+test('each module exports exactly its documented names', async () => {
+  const exports = await inPage((m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Object.keys(v).sort()])));
+  expect(exports).toEqual({
+    colormap: ['css', 'diverging', 'viridis'],
+    tokenize: ['MODES', 'tokenize'],
+    random: ['gaussian', 'hashString', 'mulberry32', 'rngFor'],
+    embeddings: ['embed', 'positionalEncoding', 'tokenVector'],
+    weights: ['MATCH_LOGIT', 'PRESETS', 'identityGain', 'multiHeadWeights', 'scaledIdentity', 'selfAttentionWeights', 'xavierUniform'],
+    heatmap: ['FONT_FAMILY', 'cellAt', 'drawHeatmap', 'drawLegend', 'prepareCanvas'],
+    bars: ['drawBars'],
+    steps: ['formatNumber', 'renderSteps'],
+    export: ['buildExport', 'composePNG', 'downloadJSON', 'downloadPNG', 'toRows'],
+  });
+});
+
+test('colormap: viridis ends, clamping, rising lightness; the diverging scale is white at 0', async () => {
+  const r = await inPage(({ colormap: { viridis, diverging, css } }) => {
+    const lum = ([R, G, B]) => 0.2126 * R + 0.7152 * G + 0.0722 * B;
+    const l = Array.from({ length: 65 }, (_, k) => lum(viridis(k / 64)));
+    return {
+      zero: viridis(0), one: viridis(1), mid: viridis(0.5), below: viridis(-3), above: viridis(7), nan: viridis(NaN),
+      rising: l.every((v, k) => k === 0 || v > l[k - 1]),
+      d0: diverging(0), dneg: diverging(-1), dpos: diverging(1), dclamp: diverging(-9),
+      css: css([1, 2, 3]),
+    };
+  });
+  expect(r.zero).toEqual([0x44, 0x01, 0x54]);
+  expect(r.one).toEqual([0xfd, 0xe7, 0x25]);
+  expect(r.mid).toEqual([0x21, 0x91, 0x8c]);
+  expect(r.below).toEqual(r.zero);
+  expect(r.above).toEqual(r.one);
+  expect(r.nan).toEqual(r.zero);
+  expect(r.rising).toBe(true);
+  expect(r.d0).toEqual([0xf7, 0xf7, 0xf7]);
+  expect(r.dneg).toEqual([0x05, 0x30, 0x61]);
+  expect(r.dpos).toEqual([0x67, 0x00, 0x1f]);
+  expect(r.dclamp).toEqual(r.dneg);
+  expect(r.css).toBe('rgb(1, 2, 3)');
+});
+
+test('tokenize: one token per character without whitespace, or words and punctuation', async () => {
+  const r = await inPage(({ tokenize: { tokenize } }) => {
+    let error = null;
+    try {
+      tokenize('x', 'bytes');
+    } catch (e) {
+      error = e.name;
+    }
+    return {
+      seed: tokenize('我愛AI'),
+      spaced: tokenize(' 我 愛\tA I\n', 'char'),
+      emoji: tokenize('a👨‍👩‍👧b'),
+      words: tokenize('The cat, the  hat.', 'word'),
+      cjkWords: tokenize('我愛AI', 'word'),
+      empty: tokenize('   '),
+      error,
+    };
+  });
+  expect(r.seed).toEqual(['我', '愛', 'A', 'I']);
+  expect(r.spaced).toEqual(['我', '愛', 'A', 'I']);
+  expect(r.emoji).toEqual(['a', '👨‍👩‍👧', 'b']);
+  expect(r.words).toEqual(['The', 'cat', ',', 'the', 'hat', '.']);
+  expect(r.cjkWords.join('')).toBe('我愛AI');
+  expect(r.cjkWords).toContain('AI');
+  expect(r.empty).toEqual([]);
+  expect(r.error).toBe('RangeError');
+});
+
+test('embeddings: a fixed vector per token plus sinusoidal positions', async () => {
+  const r = await inPage(({ embeddings: { embed, positionalEncoding, tokenVector } }) => {
+    const d = 6;
+    const pe = positionalEncoding(3, d);
+    const x = embed(['我', 'A', '我'], d);
+    const v = tokenVector('我', d);
+    const again = tokenVector('我', d);
+    const other = tokenVector('愛', d);
+    const minusPe = (pos) => Array.from({ length: d }, (_, i) => x[pos * d + i] - pe[pos * d + i]);
+    return {
+      pe0: Array.from(pe.subarray(0, d)),
+      pe1: Array.from(pe.subarray(d, 2 * d)),
+      tok0: minusPe(0), tok2: minusPe(2), v: Array.from(v),
+      same: Array.from(again).every((a, i) => a === v[i]),
+      differs: Array.from(other).some((a, i) => a !== v[i]),
+      odd: Array.from(positionalEncoding(2, 3)),
+      len: x.length,
+      mean: (() => { const big = tokenVector('mean', 4096); return big.reduce((a, b) => a + b, 0) / big.length; })(),
+      sd: (() => { const big = tokenVector('sd', 4096); return Math.sqrt(big.reduce((a, b) => a + b * b, 0) / big.length); })(),
+    };
+  });
+  expect(r.pe0).toEqual([0, 1, 0, 1, 0, 1]);
+  const f = (i) => 1 / Math.pow(10000, i / 6);
+  const want1 = [Math.sin(f(0)), Math.cos(f(0)), Math.sin(f(2)), Math.cos(f(2)), Math.sin(f(4)), Math.cos(f(4))];
+  r.pe1.forEach((v, i) => expect(v).toBeCloseTo(want1[i], 6));
+  r.tok0.forEach((v, i) => expect(v).toBeCloseTo(r.v[i], 5));
+  r.tok2.forEach((v, i) => expect(v).toBeCloseTo(r.v[i], 5));
+  expect(r.same).toBe(true);
+  expect(r.differs).toBe(true);
+  expect(r.odd).toHaveLength(6);
+  expect(r.odd[2]).toBe(0); // sin(0) at pos 0, dim 2 (no cos partner)
+  expect(r.len).toBe(18);
+  expect(Math.abs(r.mean)).toBeLessThan(0.06);
+  expect(Math.abs(r.sd - 1)).toBeLessThan(0.06);
+});
+
+test('weights: seeded Xavier-uniform, and the identity-like Q/K preset', async () => {
+  const r = await inPage(({ weights: w }) => {
+    const a = w.selfAttentionWeights({ dModel: 8, seed: 3 });
+    const b = w.selfAttentionWeights({ dModel: 8, seed: 3 });
+    const c = w.selfAttentionWeights({ dModel: 8, seed: 4 });
+    const id = w.selfAttentionWeights({ dModel: 16, seed: 3, preset: 'identity' });
+    const mha = w.multiHeadWeights({ embedDim: 8, numHeads: 2, seed: 3, preset: 'identity' });
+    const mhaRandom = w.multiHeadWeights({ embedDim: 8, numHeads: 2, seed: 3 });
+    const mhaRandom4 = w.multiHeadWeights({ embedDim: 8, numHeads: 4, seed: 3 });
+    const bound = Math.sqrt(6 / 16);
+    let error = null;
+    try {
+      w.selfAttentionWeights({ dModel: 4, seed: 1, preset: 'nope' });
+    } catch (e) {
+      error = e.name;
+    }
+    const E = 8;
+    const block = (m, k) => Array.from(m.subarray(k * E * E, (k + 1) * E * E));
+    const isDiag = (m, n, g) => m.every((v, i) => (Math.floor(i / n) === i % n ? Math.abs(v - g) < 1e-6 : v === 0));
+    return {
+      inBound: [a.wq, a.wk, a.wv].every((m) => m.every((v) => Math.abs(v) <= bound)),
+      spread: Math.max(...a.wq) > bound / 2 && Math.min(...a.wq) < -bound / 2,
+      sameSeed: Array.from(a.wq).every((v, i) => v === b.wq[i]),
+      otherSeed: Array.from(a.wq).some((v, i) => v !== c.wq[i]),
+      streamsDiffer: Array.from(a.wq).some((v, i) => v !== a.wk[i]),
+      idQ: isDiag(Array.from(id.wq), 16, w.identityGain(16)),
+      idK: isDiag(Array.from(id.wk), 16, w.identityGain(16)),
+      idV: Array.from(id.wv).some((v) => v !== 0),
+      mhaQ: isDiag(block(mha.inProjWeight, 0), E, w.identityGain(4)),
+      mhaK: isDiag(block(mha.inProjWeight, 1), E, w.identityGain(4)),
+      mhaV: block(mha.inProjWeight, 2).some((v) => v !== 0),
+      headsIrrelevantWhenRandom: Array.from(mhaRandom.inProjWeight).every((v, i) => v === mhaRandom4.inProjWeight[i]),
+      shapes: [mha.inProjWeight.length, mha.outProjWeight.length],
+      gainCheck: w.identityGain(64) ** 2 * 64 / Math.sqrt(64),
+      match: w.MATCH_LOGIT,
+      presets: w.PRESETS,
+      error,
+    };
+  });
+  expect(r).toMatchObject({
+    inBound: true, spread: true, sameSeed: true, otherSeed: true, streamsDiffer: true,
+    idQ: true, idK: true, idV: true, mhaQ: true, mhaK: true, mhaV: true,
+    headsIrrelevantWhenRandom: true, shapes: [3 * 64, 64], presets: ['random', 'identity'], error: 'RangeError',
+  });
+  expect(r.gainCheck).toBeCloseTo(r.match, 10);
+});
+
+test('heatmap: colours each cell by its value, hatches masked cells, and maps points to cells', async () => {
+  const r = await inPage(({ heatmap: { drawHeatmap, cellAt }, colormap: { viridis } }) => {
+    const canvas = document.createElement('canvas');
+    document.body.append(canvas);
+    const layout = drawHeatmap(canvas, {
+      matrix: [0, 1, 0.5, 0.25], rows: 2, cols: 2, rowLabels: ['我', '愛'], colLabels: ['我', '愛'],
+      domain: [0, 1], colormap: viridis, masked: (i, j) => i === 0 && j === 1, cellWidth: 30, cellHeight: 30,
+    });
+    const dpr = window.devicePixelRatio || 1;
+    const ctx = canvas.getContext('2d');
+    const pixel = (i, j, dx = 15, dy = 15) => Array.from(
+      ctx.getImageData(Math.round((layout.x0 + j * 30 + dx) * dpr), Math.round((layout.y0 + i * 30 + dy) * dpr), 1, 1).data.slice(0, 3));
+    return {
+      layout,
+      stored: JSON.parse(canvas.dataset.layout),
+      c00: pixel(0, 0), c10: pixel(1, 0), c11: pixel(1, 1), masked: pixel(0, 1, 3, 20),
+      want00: viridis(0), want10: viridis(0.5), want11: viridis(0.25),
+      hits: [
+        cellAt(layout, layout.x0 + 1, layout.y0 + 1),
+        cellAt(layout, layout.x0 + 59, layout.y0 + 59),
+        cellAt(layout, layout.x0 - 3, layout.y0 + 45),
+        cellAt(layout, layout.x0 + 61, layout.y0 + 5),
+        cellAt(layout, layout.x0 + 5, layout.y0 - 2),
+      ],
+    };
+  });
+  expect(r.stored).toEqual(r.layout);
+  expect(r.layout).toMatchObject({ rows: 2, cols: 2, cellWidth: 30, cellHeight: 30 });
+  expect(r.layout.x0).toBeGreaterThan(0); // room for the row labels
+  expect(r.layout.y0).toBeGreaterThan(0); // room for the column labels
+  expect(r.c00).toEqual(r.want00);
+  expect(r.c10).toEqual(r.want10);
+  expect(r.c11).toEqual(r.want11);
+  // Masked: grey (hatch or fill), not a colour of the scale.
+  expect(Math.max(...r.masked) - Math.min(...r.masked)).toBeLessThan(8);
+  expect(r.hits).toEqual([{ i: 0, j: 0 }, { i: 1, j: 1 }, { i: 1, j: -1 }, null, null]);
+});
+
+test('export: rows of the shown matrices in a JSON document', async () => {
+  const doc = await inPage(({ export: { buildExport } }) => buildExport({
+    tokens: ['a', 'b'],
+    settings: { dModel: 4, numHeads: 2 },
+    engine: { version: 'x', simd: true, threads: 1 },
+    selfWeights: new Float32Array([1, 0, 0.5, 0.5]),
+    headWeights: new Float32Array([1, 0, 0.25, 0.75, 1, 0, 0.75, 0.25]),
+    averageWeights: new Float32Array([1, 0, 0.5, 0.5]),
+    numHeads: 2,
+  }));
+  expect(doc.tokens).toEqual(['a', 'b']);
+  expect(doc.selfAttention.weights).toEqual([[1, 0], [0.5, 0.5]]);
+  expect(doc.multiHeadAttention.heads).toEqual([[[1, 0], [0.25, 0.75]], [[1, 0], [0.75, 0.25]]]);
+  expect(doc.multiHeadAttention.average).toEqual([[1, 0], [0.5, 0.5]]);
+});
+
+test('steps: numbers are printed with a real minus sign and infinities', async () => {
+  const r = await inPage(({ steps: { formatNumber } }) => [formatNumber(-1.23456), formatNumber(-Infinity), formatNumber(0.5, 2), formatNumber(NaN)]);
+  expect(r).toEqual(['−1.235', '−∞', '0.50', 'NaN']);
+});
+
+test('no console errors while the modules ran', () => {
+  expect(problems).toEqual([]);
+});

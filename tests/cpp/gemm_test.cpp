@@ -1,0 +1,62 @@
+#include "kernels/f32-gemm.h"
+
+#include "buffer.h"
+#include "test_util.h"
+
+namespace {
+
+// C = A·Wᵀ + bias in double, W as nn.Linear [n, k].
+std::vector<double> reference_gemm_bt(const std::vector<float>& a, const std::vector<float>& w,
+                                      const std::vector<float>& bias, std::size_t m, std::size_t n, std::size_t k) {
+  std::vector<double> c(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double acc = bias.empty() ? 0.0 : bias[j];
+      for (std::size_t kk = 0; kk < k; ++kk) acc += static_cast<double>(a[i * k + kk]) * w[j * k + kk];
+      c[i * n + j] = acc;
+    }
+  return c;
+}
+
+const std::size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33};
+
+TEST(Gemm, PackedTransposedMatchesReferenceAroundTileSizes) {
+  for (std::size_t m : kSizes)
+    for (std::size_t n : kSizes)
+      for (std::size_t k : {1u, 3u, 4u, 17u, 64u})
+        for (bool with_bias : {false, true}) {
+          const auto a = wa_test::random_vector(m * k, 1 + m);
+          const auto w = wa_test::random_vector(n * k, 2 + n);
+          const auto bias = with_bias ? wa_test::random_vector(n, 3) : std::vector<float>{};
+          wa::FloatBuffer packed;
+          ASSERT_TRUE(packed.allocate(wa::packed_panel_floats(n, k)));
+          wa::pack_transposed(w.data(), n, k, k, packed.get());
+          std::vector<float> c(m * n, -7.0f);
+          wa::gemm_packed(m, n, k, a.data(), k, packed.get(), k, with_bias ? bias.data() : nullptr, c.data(), n);
+          const std::string label = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" +
+                                    std::to_string(k) + (with_bias ? " bias" : "");
+          EXPECT_TRUE(wa_test::all_close(c, reference_gemm_bt(a, w, bias, m, n, k), label));
+        }
+}
+
+TEST(Gemm, PackedRowsWithShorterKAndStridedOutput) {
+  // P·V as attention uses it: V packed for all keys, the product stops early (causal).
+  const std::size_t m = 5, n = 17, packed_k = 33, k = 20, ldc = 40;
+  const auto a = wa_test::random_vector(m * packed_k, 11);
+  const auto b = wa_test::random_vector(packed_k * n, 12);
+  wa::FloatBuffer packed;
+  ASSERT_TRUE(packed.allocate(wa::packed_panel_floats(n, packed_k)));
+  wa::pack_rows(b.data(), packed_k, n, n, packed.get());
+  std::vector<float> c(m * ldc, -7.0f);
+  wa::gemm_packed(m, n, k, a.data(), packed_k, packed.get(), packed_k, nullptr, c.data(), ldc);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      double ref = 0.0;
+      for (std::size_t kk = 0; kk < k; ++kk) ref += static_cast<double>(a[i * packed_k + kk]) * b[kk * n + j];
+      EXPECT_NEAR(c[i * ldc + j], ref, 1e-4 + 1e-4 * std::fabs(ref)) << "row " << i << " col " << j;
+    }
+    for (std::size_t j = n; j < ldc; ++j) EXPECT_EQ(c[i * ldc + j], -7.0f) << "wrote past column " << n;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,104 @@
+'use strict';
+// The published package as a user gets it: `npm pack`, install the tarball into an empty project,
+// then use it from an ES module (import) and from CommonJS (require); both give the reference's numbers.
+const { execFileSync, spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const ref = require('./reference');
+const { mhaArgs, saArgs, mhaDims, saDims, checkResult } = require('./cases');
+
+const ROOT = path.join(__dirname, '..', '..');
+jest.setTimeout(300000);
+
+let tmp, proj, tarball, files;
+
+// Tensors go to the child scripts as JSON: plain arrays plus a note of which typed array each was.
+function encode(args) {
+  const out = {};
+  for (const [k, v] of Object.entries(args)) {
+    if (ArrayBuffer.isView(v)) out[k] = { type: v.constructor.name, data: Array.from(v, (x) => (Number.isFinite(x) ? x : String(x))) };
+    else out[k] = v;
+  }
+  return out;
+}
+
+const MHA = mhaArgs({
+  seed: 900, batch: 2, tgtLen: 5, srcLen: 6, embedDim: 16, numHeads: 4, kdim: 9, vdim: 7,
+  bias: true, outBias: true, attnMask: 'float2d', keyPaddingMask: 'bool', isCausal: true,
+});
+const SA = saArgs({ seed: 901, batch: 2, seqLen: 6, dModel: 8, dK: 4, dV: 5, bias: true, mask: 'bool' });
+
+const DECODE = `
+function decode(args) {
+  const out = {};
+  for (const [k, v] of Object.entries(args)) {
+    out[k] = v && typeof v === 'object' && 'type' in v ? globalThis[v.type].from(v.data, Number) : v;
+  }
+  return out;
+}
+function run(createAttention, fs) {
+  const cases = JSON.parse(fs.readFileSync('cases.json', 'utf8'));
+  return createAttention({ threads: 1 }).then((attn) => {
+    const m = attn.multiHeadAttention(decode(cases.mha));
+    const s = attn.selfAttention(decode(cases.sa));
+    console.log(JSON.stringify({
+      info: attn.info,
+      mhaType: m.output.constructor.name,
+      mha: { output: Array.from(m.output), weights: Array.from(m.weights) },
+      sa: { output: Array.from(s.output), weights: Array.from(s.weights) },
+    }));
+  });
+}
+`;
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-attention-pack-'));
+  // npm pack runs prepack (the build: quick when dist/ is fresh)
+  execFileSync('npm', ['pack', '--pack-destination', tmp], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tgz = fs.readdirSync(tmp).filter((f) => f.endsWith('.tgz'));
+  if (tgz.length !== 1) throw new Error(`npm pack produced ${tgz.join(', ') || 'no tarball'} in ${tmp}`);
+  tarball = path.join(tmp, tgz[0]);
+  files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
+
+  proj = path.join(tmp, 'consumer');
+  fs.mkdirSync(proj);
+  fs.writeFileSync(path.join(proj, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  execFileSync('npm', ['install', tarball, '--no-audit', '--no-fund'], { cwd: proj, stdio: ['ignore', 'pipe', 'pipe'] });
+  fs.writeFileSync(path.join(proj, 'cases.json'), JSON.stringify({ mha: encode(MHA), sa: encode(SA) }));
+  fs.writeFileSync(
+    path.join(proj, 'use.mjs'),
+    `import { createAttention } from 'wasm-attention';\nimport fs from 'node:fs';\n${DECODE}\nawait run(createAttention, fs);\n`,
+  );
+  fs.writeFileSync(
+    path.join(proj, 'use.cjs'),
+    `const { createAttention } = require('wasm-attention');\nconst fs = require('fs');\n${DECODE}\n` +
+      `run(createAttention, fs).catch((e) => { console.error(e); process.exit(1); });\n`,
+  );
+});
+
+afterAll(() => {
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('the tarball holds dist/ (both entries, types, wasm) and no sources or tests', () => {
+  for (const f of ['package/package.json', 'package/dist/index.cjs', 'package/dist/index.mjs', 'package/dist/index.d.ts',
+    'package/dist/wasm-attention.wasm']) {
+    expect([f, files.includes(f)]).toEqual([f, true]);
+  }
+  const stray = files.filter((f) => /^package\/(src|tests|bindings|build|node_modules|bench)\//.test(f));
+  expect(stray).toEqual([]);
+});
+
+test.each(['use.mjs', 'use.cjs'])('installed package works from %s', (script) => {
+  const r = spawnSync(process.execPath, [script], { cwd: proj, encoding: 'utf8', timeout: 60000 });
+  if (r.status !== 0) throw new Error(`node ${script} exited ${r.status}:\n${r.stderr}\n${r.stdout}`);
+  const got = JSON.parse(r.stdout.trim().split('\n').pop());
+  expect(got.mhaType).toBe('Float32Array');
+  expect(got.info.simd).toBe(true);
+  const wantMha = ref.multiHeadAttention(MHA);
+  const wantSa = ref.selfAttention(SA);
+  const f32 = (res) => ({ output: Float32Array.from(res.output), weights: Float32Array.from(res.weights) });
+  checkResult(f32(got.mha), wantMha, mhaDims(MHA), `${script} multiHeadAttention`);
+  checkResult(f32(got.sa), wantSa, saDims(SA), `${script} selfAttention`);
+});

@@ -1,0 +1,52 @@
+'use strict';
+// The package against PyTorch: fixtures written by scripts/make-fixtures.py (torch 1.13, float64).
+// No torch at run time: the fixtures hold the inputs and PyTorch's expected output / weights.
+const { createAttention } = require('wasm-attention');
+const ref = require('./reference');
+const { loadFixtures } = require('./fixtures');
+const { checkRowSums } = require('./cases');
+
+const fixtures = loadFixtures();
+
+let attn;
+beforeAll(async () => {
+  attn = await createAttention({ threads: 1 });
+});
+
+test('the fixture set covers every argument of the contract', () => {
+  expect(fixtures.length).toBeGreaterThanOrEqual(40);
+  const used = new Set();
+  for (const fx of fixtures) for (const k of Object.keys(fx.args)) used.add(`${fx.fn}.${k}`);
+  const mha = ['query', 'key', 'value', 'embedDim', 'numHeads', 'batch', 'kdim', 'vdim', 'tgtLen', 'srcLen',
+    'inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias',
+    'attnMask', 'keyPaddingMask', 'isCausal', 'scale', 'needWeights', 'averageAttnWeights'];
+  const sa = ['x', 'seqLen', 'dModel', 'batch', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv', 'isCausal', 'attnMask',
+    'scale', 'needWeights'];
+  const missing = [...mha.map((k) => `multiHeadAttention.${k}`), ...sa.map((k) => `selfAttention.${k}`)]
+    .filter((k) => !used.has(k));
+  expect(missing).toEqual([]);
+});
+
+describe.each(fixtures.map((fx) => [fx.name, fx]))('%s', (name, fx) => {
+  const label = `${fx.file} (${fx.description})`;
+
+  test('package output and weights match PyTorch', () => {
+    const got = attn[fx.fn](fx.decodedArgs);
+    expect(got.output).toBeInstanceOf(Float32Array);
+    ref.expectClose(got.output, fx.expected.output, `${label} output`, fx.expected.outputShape);
+    if (fx.expected.weights === null) {
+      expect(got.weights).toBeNull();
+    } else {
+      expect(got.weights).toBeInstanceOf(Float32Array);
+      ref.expectClose(got.weights, fx.expected.weights, `${label} weights`, fx.expected.weightsShape);
+      checkRowSums(got.weights, fx.expected.weights, fx.expected.weightsShape, label);
+    }
+  });
+
+  test('the JS reference (tests/js/reference.js) matches PyTorch to 1e-10', () => {
+    const want = ref[fx.fn](fx.decodedArgs);
+    ref.expectClose(want.output, fx.expected.output, `reference ${label} output`, fx.expected.outputShape, 1e-10, 1e-10);
+    if (fx.expected.weights === null) expect(want.weights).toBeNull();
+    else ref.expectClose(want.weights, fx.expected.weights, `reference ${label} weights`, fx.expected.weightsShape, 1e-10, 1e-10);
+  });
+});

@@ -1,0 +1,307 @@
+'use strict';
+/*
+ * A float64 JavaScript reference of the wasm-attention contract (API.md): the oracle
+ * of the JS tests. Plain loops, written to be read, not to be fast.
+ *
+ * Layouts (flat, row-major, outermost axis first; batch first as PyTorch batch_first=True):
+ *
+ *   selfAttention
+ *     x          [batch, seqLen, dModel]
+ *     wq, wk     [dK, dModel]       wv [dV, dModel]        nn.Linear: y = x·Wᵀ + b
+ *     bq, bk     [dK]               bv [dV]
+ *     attnMask   [seqLen, seqLen]   Uint8Array: 1 = masked out; Float32Array: added to scores
+ *     output     [batch, seqLen, dV]            weights [batch, seqLen, seqLen]
+ *
+ *   multiHeadAttention  (E = embedDim, H = numHeads, headDim = E / H, L = tgtLen, S = srcLen)
+ *     query      [batch, L, E]      key [batch, S, kdim]    value [batch, S, vdim]
+ *     inProjWeight [3E, E]: rows 0..E-1 = Wq, E..2E-1 = Wk, 2E..3E-1 = Wv
+ *       or qProjWeight [E, E], kProjWeight [E, kdim], vProjWeight [E, vdim]
+ *     inProjBias [3E] (bq, bk, bv)   outProjWeight [E, E]   outProjBias [E]
+ *     attnMask   [L, S]  or  [batch·H, L, S]  (slice b·H + h, as PyTorch)
+ *     keyPaddingMask [batch, S]       (per key: every head, every query of batch b)
+ *     head h uses columns h·headDim … (h+1)·headDim − 1 of the projected Q, K, V
+ *     output     [batch, L, E]
+ *     weights    [batch, L, S] (mean over heads)  or  [batch, H, L, S]
+ *
+ * The passes, for one batch element b (and one head h):
+ *   1. project      Q = query·Wqᵀ + bq,  K = key·Wkᵀ + bk,  V = value·Wvᵀ + bv
+ *   2. score        s[i][j] = scale · Σ_d Q[i][d]·K[j][d]  + every additive mask
+ *                   (a bool mask, causal j > i, or a padded key add −∞)
+ *   3. softmax      m = max_j s[i][j];  e = exp(s − m);  p = e / Σ_j e
+ *                   a row whose every s is −∞ attends to nothing: p = 0 (not NaN)
+ *   4. attend       A[i] = Σ_j p[i][j] · V[j]
+ *   5. (MHA only)   concatenate the heads' A, out = A·Woᵀ + bo; weights = mean_h p
+ */
+
+// ---------------------------------------------------------------- helpers
+
+/** y[r] = x[r]·Wᵀ + b for rows r of x ([rows, inDim]); W is [outDim, inDim]. */
+function linear(x, rows, inDim, W, outDim, b) {
+  const y = new Float64Array(rows * outDim);
+  for (let r = 0; r < rows; r++) {
+    for (let o = 0; o < outDim; o++) {
+      let acc = b ? Number(b[o]) : 0;
+      for (let c = 0; c < inDim; c++) acc += Number(x[r * inDim + c]) * Number(W[o * inDim + c]);
+      y[r * outDim + o] = acc;
+    }
+  }
+  return y;
+}
+
+/** Columns [col, col + width) of rows [row0, row0 + rows) of a [*, stride] matrix, as a dense copy. */
+function slice(m, row0, rows, stride, col, width) {
+  const out = new Float64Array(rows * width);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < width; c++) out[r * width + c] = m[(row0 + r) * stride + col + c];
+  }
+  return out;
+}
+
+/** The additive value of mask element idx: bool (Uint8Array) 1 → −∞, 0 → 0; float → itself. */
+function maskValue(mask, idx) {
+  if (mask instanceof Uint8Array) return mask[idx] ? -Infinity : 0;
+  return Number(mask[idx]);
+}
+
+/**
+ * Passes 2–4 for one (batch, head): q [L, d], k [S, d], v [S, dv] dense.
+ * maskAt(i, j) gives the additive mask of score (i, j) (0 when nothing masks it).
+ * Returns P [L, S] (the softmax weights) and A [L, dv] (the attention result).
+ */
+function attendOneHead(q, k, v, L, S, d, dv, scale, maskAt) {
+  const P = new Float64Array(L * S);
+  const A = new Float64Array(L * dv);
+  const s = new Float64Array(S);
+  for (let i = 0; i < L; i++) {
+    // 2. scores of query i against every key, scaled, plus masks
+    for (let j = 0; j < S; j++) {
+      let dot = 0;
+      for (let c = 0; c < d; c++) dot += q[i * d + c] * k[j * d + c];
+      s[j] = dot * scale + maskAt(i, j);
+    }
+    // 3a. row maximum (start at −∞); a row that stays at −∞ is fully masked
+    let m = -Infinity;
+    for (let j = 0; j < S; j++) if (s[j] > m) m = s[j];
+    if (m === -Infinity) continue; // P row and A row stay zero
+    // 3b. exponentials and their sum, 3c. normalise
+    let sum = 0;
+    for (let j = 0; j < S; j++) {
+      const e = Math.exp(s[j] - m);
+      P[i * S + j] = e;
+      sum += e;
+    }
+    for (let j = 0; j < S; j++) P[i * S + j] /= sum;
+    // 4. weighted sum of the value rows
+    for (let j = 0; j < S; j++) {
+      const p = P[i * S + j];
+      if (p === 0) continue;
+      for (let c = 0; c < dv; c++) A[i * dv + c] += p * v[j * dv + c];
+    }
+  }
+  return { P, A };
+}
+
+// ---------------------------------------------------------------- selfAttention
+
+function selfAttention(args) {
+  const batch = args.batch ?? 1;
+  const L = args.seqLen;
+  const D = args.dModel;
+  const dK = args.wq.length / D;
+  const dV = args.wv.length / D;
+  const scale = args.scale ?? 1 / Math.sqrt(dK);
+  const needWeights = args.needWeights ?? true;
+  const isCausal = args.isCausal ?? false;
+  const mask = args.attnMask ?? null;
+
+  // 1. project every token of every batch element
+  const Q = linear(args.x, batch * L, D, args.wq, dK, args.bq);
+  const K = linear(args.x, batch * L, D, args.wk, dK, args.bk);
+  const V = linear(args.x, batch * L, D, args.wv, dV, args.bv);
+
+  const maskAt = (i, j) => {
+    let add = 0;
+    if (isCausal && j > i) add = -Infinity;
+    if (mask) add += maskValue(mask, i * L + j);
+    return add;
+  };
+
+  const output = new Float64Array(batch * L * dV);
+  const weights = needWeights ? new Float64Array(batch * L * L) : null;
+  for (let b = 0; b < batch; b++) {
+    const q = slice(Q, b * L, L, dK, 0, dK);
+    const k = slice(K, b * L, L, dK, 0, dK);
+    const v = slice(V, b * L, L, dV, 0, dV);
+    // 2–4. scores, softmax, weighted sum
+    const { P, A } = attendOneHead(q, k, v, L, L, dK, dV, scale, maskAt);
+    output.set(A, b * L * dV);
+    if (weights) weights.set(P, b * L * L);
+  }
+  return { output, weights };
+}
+
+// ---------------------------------------------------------------- multiHeadAttention
+
+function multiHeadAttention(args) {
+  const E = args.embedDim;
+  const H = args.numHeads;
+  const hd = E / H;
+  const batch = args.batch ?? 1;
+  const kdim = args.kdim ?? E;
+  const vdim = args.vdim ?? E;
+  const query = args.query;
+  const key = args.key ?? query;
+  const value = args.value ?? key;
+  const L = args.tgtLen ?? query.length / (batch * E);
+  const S = args.srcLen ?? key.length / (batch * kdim);
+  const scale = args.scale ?? 1 / Math.sqrt(hd);
+  const needWeights = args.needWeights ?? true;
+  const average = args.averageAttnWeights ?? true;
+  const isCausal = args.isCausal ?? false;
+  const attnMask = args.attnMask ?? null;
+  const kpm = args.keyPaddingMask ?? null;
+
+  // the in-projection: packed [3E, E] or three separate matrices
+  let Wq, Wk, Wv;
+  if (args.inProjWeight) {
+    const W = args.inProjWeight;
+    Wq = W.slice(0, E * E);
+    Wk = W.slice(E * E, 2 * E * E);
+    Wv = W.slice(2 * E * E, 3 * E * E);
+  } else {
+    Wq = args.qProjWeight;
+    Wk = args.kProjWeight;
+    Wv = args.vProjWeight;
+  }
+  let bq = null, bk = null, bv = null;
+  if (args.inProjBias) {
+    bq = args.inProjBias.slice(0, E);
+    bk = args.inProjBias.slice(E, 2 * E);
+    bv = args.inProjBias.slice(2 * E, 3 * E);
+  }
+
+  // 1. project
+  const Q = linear(query, batch * L, E, Wq, E, bq);
+  const K = linear(key, batch * S, kdim, Wk, E, bk);
+  const V = linear(value, batch * S, vdim, Wv, E, bv);
+
+  // a 3-D attnMask holds one [L, S] slice per (b, h), at b·H + h
+  const mask3d = attnMask && attnMask.length === batch * H * L * S && batch * H > 1;
+
+  const concat = new Float64Array(batch * L * E); // heads' results side by side
+  const weights = needWeights
+    ? new Float64Array(average ? batch * L * S : batch * H * L * S)
+    : null;
+
+  for (let b = 0; b < batch; b++) {
+    for (let h = 0; h < H; h++) {
+      const maskAt = (i, j) => {
+        let add = 0;
+        if (isCausal && j > i) add = -Infinity; // top-left aligned when L ≠ S
+        if (attnMask) {
+          const idx = mask3d ? ((b * H + h) * L + i) * S + j : i * S + j;
+          add += maskValue(attnMask, idx);
+        }
+        if (kpm) add += maskValue(kpm, b * S + j);
+        return add;
+      };
+      const q = slice(Q, b * L, L, E, h * hd, hd);
+      const k = slice(K, b * S, S, E, h * hd, hd);
+      const v = slice(V, b * S, S, E, h * hd, hd);
+      // 2–4. scores, softmax, weighted sum for this head
+      const { P, A } = attendOneHead(q, k, v, L, S, hd, hd, scale, maskAt);
+      for (let i = 0; i < L; i++) {
+        for (let c = 0; c < hd; c++) concat[(b * L + i) * E + h * hd + c] = A[i * hd + c];
+      }
+      if (!weights) continue;
+      if (average) {
+        for (let t = 0; t < L * S; t++) weights[b * L * S + t] += P[t] / H;
+      } else {
+        weights.set(P, (b * H + h) * L * S);
+      }
+    }
+  }
+
+  // 5. output projection
+  const output = linear(concat, batch * L, E, args.outProjWeight, E, args.outProjBias);
+  return { output, weights };
+}
+
+// ---------------------------------------------------------------- test utilities
+
+/** mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return function next() {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Float32Array of n values uniform in [-scale, scale). */
+function randomArray(rng, n, scale = 1) {
+  const a = new Float32Array(n);
+  for (let i = 0; i < n; i++) a[i] = (rng() * 2 - 1) * scale;
+  return a;
+}
+
+/** Flat index → "[i0, i1, …]" for the given dims (outermost first). */
+function formatIndex(index, dims) {
+  if (!dims) return String(index);
+  const parts = [];
+  let rest = index;
+  for (let d = dims.length - 1; d >= 0; d--) {
+    parts.unshift(rest % dims[d]);
+    rest = Math.floor(rest / dims[d]);
+  }
+  return `${index} = [${parts.join(', ')}] of [${dims.join(', ')}]`;
+}
+
+/**
+ * Asserts |got − ref| ≤ atol + rtol·|ref| for every element (the contract's 1e-4 + 1e-4·|ref|).
+ * A NaN in ref needs a NaN in got; equal infinities match. On failure throws an Error naming
+ * the case label, the first bad index (as a multi-index when dims are given) and the values.
+ */
+function expectClose(got, ref, label, dims = null, atol = 1e-4, rtol = 1e-4) {
+  if (got == null || typeof got.length !== 'number') {
+    throw new Error(`${label}: expected an array of ${ref.length} values, got ${got}`);
+  }
+  if (got.length !== ref.length) {
+    throw new Error(`${label}: length ${got.length}, expected ${ref.length}`);
+  }
+  let bad = 0, first = -1, worst = 0;
+  for (let i = 0; i < ref.length; i++) {
+    const g = got[i], r = ref[i];
+    let ok;
+    if (Number.isNaN(r)) ok = Number.isNaN(g);
+    else if (g === r) ok = true;
+    else ok = Math.abs(g - r) <= atol + rtol * Math.abs(r);
+    if (!ok) {
+      if (first < 0) first = i;
+      bad++;
+      const err = Math.abs(g - r);
+      if (!(err <= worst)) worst = err;
+    }
+  }
+  if (bad > 0) {
+    throw new Error(
+      `${label}: ${bad} of ${ref.length} elements out of tolerance (${atol} + ${rtol}·|ref|); ` +
+        `first bad index ${formatIndex(first, dims)}: got ${got[first]}, expected ${ref[first]}; ` +
+        `max |err| ${worst}`,
+    );
+  }
+}
+
+module.exports = {
+  selfAttention,
+  multiHeadAttention,
+  linear,
+  attendOneHead,
+  mulberry32,
+  randomArray,
+  expectClose,
+  formatIndex,
+};

@@ -1,0 +1,105 @@
+// Export of the shown weights: a JSON document and a PNG of the heatmaps.
+import { FONT_FAMILY } from './heatmap.js';
+
+/** Rows of a row-major matrix as nested arrays. */
+export function toRows(matrix, rows, cols) {
+  const out = [];
+  for (let i = 0; i < rows; i++) out.push(Array.from(matrix.subarray(i * cols, (i + 1) * cols)));
+  return out;
+}
+
+/**
+ * The JSON document of what the page shows.
+ * @param {object} shown
+ * @param {string[]} shown.tokens
+ * @param {object} shown.settings
+ * @param {object} shown.engine          attn.info
+ * @param {Float32Array|null} shown.selfWeights   [n, n]
+ * @param {Float32Array|null} shown.headWeights   [numHeads, n, n]
+ * @param {Float32Array|null} shown.averageWeights [n, n]
+ * @param {number} shown.numHeads
+ */
+export function buildExport({ tokens, settings, engine, selfWeights, headWeights, averageWeights, numHeads }) {
+  const n = tokens.length;
+  const heads = [];
+  if (headWeights) {
+    for (let h = 0; h < numHeads; h++) heads.push(toRows(headWeights.subarray(h * n * n, (h + 1) * n * n), n, n));
+  }
+  return {
+    format: 'wasm-attention-demo/1',
+    description: 'Attention weights [query][key] (rows sum to 1) as computed by the wasm-attention engine.',
+    engine,
+    settings,
+    tokens,
+    selfAttention: selfWeights ? { weights: toRows(selfWeights, n, n) } : null,
+    multiHeadAttention: headWeights ? { numHeads, heads, average: averageWeights ? toRows(averageWeights, n, n) : null } : null,
+  };
+}
+
+function download(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function downloadJSON(doc, filename = 'attention-weights.json') {
+  download(new Blob([JSON.stringify(doc, null, 1)], { type: 'application/json' }), filename);
+}
+
+/**
+ * Lays titled canvases out in a grid on one canvas and downloads it as PNG.
+ * @param {{ title: string, canvas: HTMLCanvasElement }[]} panels
+ */
+export function composePNG(panels, { columns = 3, heading = '' } = {}) {
+  const pad = 16;
+  const titleH = 22;
+  const headingH = heading ? 30 : 0;
+  const scale = (typeof window !== 'undefined' && window.devicePixelRatio) || 1;
+  const w = (c) => c.width / scale;
+  const h = (c) => c.height / scale;
+  const cols = Math.max(1, Math.min(columns, panels.length));
+  const colWidth = Math.max(...panels.map((p) => w(p.canvas)), 1);
+  const rowHeights = [];
+  panels.forEach((p, k) => {
+    const r = Math.floor(k / cols);
+    rowHeights[r] = Math.max(rowHeights[r] ?? 0, h(p.canvas) + titleH);
+  });
+  const width = pad + cols * (colWidth + pad);
+  const height = pad + headingH + rowHeights.reduce((a, b) => a + b + pad, 0);
+  const out = document.createElement('canvas');
+  out.width = Math.round(width * scale);
+  out.height = Math.round(height * scale);
+  const ctx = out.getContext('2d');
+  ctx.scale(scale, scale);
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, width, height);
+  ctx.fillStyle = '#222';
+  ctx.textBaseline = 'top';
+  if (heading) {
+    ctx.font = `bold 16px ${FONT_FAMILY}`;
+    ctx.fillText(heading, pad, pad);
+  }
+  ctx.font = `13px ${FONT_FAMILY}`;
+  let y = pad + headingH;
+  rowHeights.forEach((rh, r) => {
+    for (let c = 0; c < cols; c++) {
+      const p = panels[r * cols + c];
+      if (!p) break;
+      const x = pad + c * (colWidth + pad);
+      ctx.fillText(p.title, x, y);
+      ctx.drawImage(p.canvas, x, y + titleH, w(p.canvas), h(p.canvas));
+    }
+    y += rh + pad;
+  });
+  return out;
+}
+
+export function downloadPNG(panels, options, filename = 'attention-weights.png') {
+  const canvas = composePNG(panels, options);
+  canvas.toBlob((blob) => download(blob, filename), 'image/png');
+}
