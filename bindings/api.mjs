@@ -1,0 +1,202 @@
+// The package API (API.md) on top of a loaded Emscripten module. No environment specifics here:
+// index.mjs / index.cjs load the module and call makeApi.
+import { Checker } from './checks.mjs';
+import { HeapScope, MAX_MEMORY_BYTES, outOfMemory } from './heap.mjs';
+import {
+  MHA_FORWARD_ARGS, MHA_LAYER_ARGS, SELF_FORWARD_ARGS, SELF_LAYER_ARGS,
+  mhaForward, mhaLayer, selfForward, selfLayer,
+} from './layer-args.mjs';
+
+const STATUS_OK = 0;
+const STATUS_OUT_OF_MEMORY = 2;
+const MASK_KIND = { bool: 1, float: 2 };
+const PANEL = 16; // kPanelWidth in src/kernels/f32-gemm.h
+const ROW_BLOCK = 32; // kRowBlock in src/attention.cpp
+
+const padded = (n) => Math.ceil(n / PANEL) * PANEL;
+
+function layerBytes(layer) {
+  const { qIn, kIn, vIn, heads, dk, dv } = layer;
+  const e = heads * dv;
+  const packed = heads * (padded(dk) * (qIn + kIn) + padded(dv) * vIn) + (layer.outProjection ? padded(e) * e : 0);
+  return 4 * (packed + heads * (2 * dk + dv) + e);
+}
+
+// What one forward allocates, in bytes, before it allocates it (to fail early and clearly).
+function forwardBytes(layer, f, threads) {
+  const { heads, dk, dv } = layer;
+  const e = heads * dv;
+  const { batch, tgtLen: L, srcLen: S } = f;
+  let floats = batch * (L * layer.qIn + S * (layer.kIn + layer.vIn)) + batch * L * e;
+  if (f.needWeights) floats += batch * (f.average ? 1 : heads) * L * S;
+  if (f.returnIntermediates) floats += batch * (L * heads * dk + S * heads * (dk + dv) + 2 * heads * L * S + L * e);
+  floats += L * dk + S * (dk + dv) + padded(S) * dk + padded(dv) * S + threads * (ROW_BLOCK * S + 64 * e);
+  return 4 * floats;
+}
+
+export function makeApi(Module, info) {
+  const slots = Module.wireSlots();
+  const wire = Module._malloc(slots.count * 4);
+
+  function call(fnName, values) {
+    const base = wire >>> 2;
+    const u32 = Module.HEAPU32;
+    u32.fill(0, base, base + slots.count);
+    for (const name in values) {
+      if (name === 'scale') Module.HEAPF32[base + slots.scale] = values.scale;
+      else u32[base + slots[name]] = values[name];
+    }
+    return Module[fnName](wire);
+  }
+
+  function layerValues(scope, layer) {
+    const w = layer.weights;
+    const put = (t) => (t ? scope.floats(t) : 0);
+    const v = {
+      q_in: layer.qIn, k_in: layer.kIn, v_in: layer.vIn, num_heads: layer.heads,
+      head_dim_qk: layer.dk, head_dim_v: layer.dv, out_projection: layer.outProjection ? 1 : 0,
+      wo: put(w.wo), bo: put(w.bo),
+    };
+    if (w.packedIn) {
+      const p = scope.floats(w.packedIn);
+      const plane = layer.qIn * layer.qIn * 4;
+      Object.assign(v, { wq: p, wk: p + plane, wv: p + 2 * plane });
+    } else {
+      Object.assign(v, { wq: put(w.wq), wk: put(w.wk), wv: put(w.wv) });
+    }
+    if (w.inBias) {
+      const b = scope.floats(w.inBias);
+      const e = layer.qIn * 4;
+      Object.assign(v, { bq: b, bk: b + e, bv: b + 2 * e });
+    } else {
+      Object.assign(v, { bq: put(w.bq), bk: put(w.bk), bv: put(w.bv) });
+    }
+    return v;
+  }
+
+  // Copies the inputs in, runs `fnName` (one-shot or prepared), copies fresh arrays out.
+  function run(fnName, fn, layer, f, extraValues) {
+    const { batch, tgtLen: L, srcLen: S } = f;
+    const { heads, dk, dv } = layer;
+    const e = heads * dv;
+    const needed = forwardBytes(layer, f, info.threads) + (extraValues ? 0 : layerBytes(layer));
+    if (needed > MAX_MEMORY_BYTES) throw outOfMemory(fn, needed);
+    const scope = new HeapScope(Module, fn);
+    try {
+      const values = extraValues ? { ...extraValues } : layerValues(scope, layer);
+      const query = scope.floats(f.query);
+      const key = f.key === f.query ? query : scope.floats(f.key);
+      const value = f.value === f.key ? key : f.value === f.query ? query : scope.floats(f.value);
+      const weightCount = f.needWeights ? batch * (f.average ? 1 : heads) * L * S : 0;
+      const outputs = { output: scope.alloc(4 * batch * L * e), weights: weightCount ? scope.alloc(4 * weightCount) : 0 };
+      const inter = {};
+      if (f.returnIntermediates) {
+        inter.q = [scope.alloc(4 * batch * L * heads * dk), batch * L * heads * dk];
+        inter.k = [scope.alloc(4 * batch * S * heads * dk), batch * S * heads * dk];
+        inter.v = [scope.alloc(4 * batch * S * e), batch * S * e];
+        inter.scores = [scope.alloc(4 * batch * heads * L * S), batch * heads * L * S];
+        inter.scaledScores = [scope.alloc(4 * batch * heads * L * S), batch * heads * L * S];
+        if (layer.outProjection) inter.attnOutput = [scope.alloc(4 * batch * L * e), batch * L * e];
+      }
+      Object.assign(values, {
+        batch, tgt_len: L, src_len: S, query, key, value,
+        is_causal: f.isCausal ? 1 : 0, scale: f.scale, average_weights: f.average ? 1 : 0,
+        output: outputs.output, weights: outputs.weights,
+      });
+      if (f.attnMask) {
+        Object.assign(values, {
+          attn_mask_kind: MASK_KIND[f.attnMask.kind], attn_mask_per_head: f.attnMask.perHead ? 1 : 0,
+          attn_mask: f.attnMask.kind === 'bool' ? scope.bytes(f.attnMask.data) : scope.floats(f.attnMask.data),
+        });
+      }
+      if (f.keyPaddingMask) {
+        const m = f.keyPaddingMask;
+        Object.assign(values, {
+          key_padding_mask_kind: MASK_KIND[m.kind],
+          key_padding_mask: m.kind === 'bool' ? scope.bytes(m.data) : scope.floats(m.data),
+        });
+      }
+      for (const [name, [ptr]] of Object.entries(inter)) {
+        values[{ q: 'i_q', k: 'i_k', v: 'i_v', scores: 'i_scores', scaledScores: 'i_scaled_scores', attnOutput: 'i_attn_output' }[name]] = ptr;
+      }
+      const status = call(fnName, values);
+      if (status === STATUS_OUT_OF_MEMORY) throw outOfMemory(fn, needed);
+      if (status !== STATUS_OK) throw new Error(`${fn}: internal error: the engine rejected arguments the wrapper accepted (status ${status})`);
+      const result = {
+        output: scope.read(outputs.output, batch * L * e),
+        weights: weightCount ? scope.read(outputs.weights, weightCount) : null,
+      };
+      if (f.returnIntermediates) {
+        result.intermediates = {};
+        for (const [name, [ptr, count]] of Object.entries(inter)) result.intermediates[name] = scope.read(ptr, count);
+      }
+      return result;
+    } finally {
+      scope.free();
+    }
+  }
+
+  function oneShot(fn, known, parseLayer, parseForward, args) {
+    const c = new Checker(fn, args);
+    c.onlyKnown(known);
+    const layer = parseLayer(c);
+    return run(fn, fn, layer, parseForward(c, layer), null);
+  }
+
+  function prepared(fn, layerArgs, forwardArgs, parseLayer, parseForward, args) {
+    const c = new Checker(fn, args);
+    c.onlyKnown(new Set(layerArgs));
+    const layer = parseLayer(c);
+    if (layerBytes(layer) > MAX_MEMORY_BYTES) throw outOfMemory(fn, layerBytes(layer));
+    const scope = new HeapScope(Module, fn);
+    let handle = 0;
+    try {
+      const values = layerValues(scope, layer);
+      handle = call('createLayer', values);
+      if (handle === 0) {
+        const status = Module.HEAPU32[(wire >>> 2) + slots.status];
+        if (status === STATUS_OUT_OF_MEMORY) throw outOfMemory(fn, layerBytes(layer));
+        throw new Error(`${fn}: internal error: the engine rejected the layer (status ${status})`);
+      }
+    } finally {
+      scope.free();
+    }
+    const forwardName = `${fn}().forward`;
+    // forward accepts the one-shot argument set; layer arguments, if repeated, must agree.
+    const forwardKnown = new Set([...forwardArgs, ...layerArgs]);
+    return {
+      forward(fargs) {
+        if (handle === 0) throw new Error(`${forwardName}: this layer was disposed; create a new one`);
+        const fc = new Checker(forwardName, fargs);
+        fc.onlyKnown(forwardKnown);
+        for (const name of ['dModel', 'embedDim', 'numHeads', 'kdim', 'vdim']) {
+          const expected = { dModel: layer.qIn, embedDim: layer.qIn, numHeads: layer.heads, kdim: layer.kIn, vdim: layer.vIn }[name];
+          if (fargs[name] !== undefined && fargs[name] !== expected) {
+            throw fc.rangeError(name, `${expected} as when the layer was created`, fargs[name]);
+          }
+        }
+        return run('layerForward', forwardName, layer, parseForward(fc, layer), { layer: handle });
+      },
+      dispose() {
+        if (handle !== 0) Module.destroyLayer(handle);
+        handle = 0;
+      },
+      get disposed() {
+        return handle === 0;
+      },
+    };
+  }
+
+  const selfKnown = new Set([...SELF_LAYER_ARGS, ...SELF_FORWARD_ARGS]);
+  const mhaKnown = new Set([...MHA_LAYER_ARGS, ...MHA_FORWARD_ARGS]);
+  return {
+    info,
+    selfAttention: (args) => oneShot('selfAttention', selfKnown, selfLayer, selfForward, args),
+    multiHeadAttention: (args) => oneShot('multiHeadAttention', mhaKnown, mhaLayer, mhaForward, args),
+    createSelfAttention: (args) =>
+      prepared('createSelfAttention', SELF_LAYER_ARGS, SELF_FORWARD_ARGS, selfLayer, selfForward, args),
+    createMultiHeadAttention: (args) =>
+      prepared('createMultiHeadAttention', MHA_LAYER_ARGS, MHA_FORWARD_ARGS, mhaLayer, mhaForward, args),
+    memoryStats: () => ({ heapInUse: Module.heapInUse(), memoryBytes: Module.HEAPU8.buffer.byteLength }),
+  };
+}

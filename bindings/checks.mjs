@@ -1,0 +1,116 @@
+// Argument checks with errors a user can act on: each names the function, the argument, what
+// was expected and what was given (API.md, "Errors").
+
+export function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an Array of length ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of length ${value.length}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value)}`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+export class Checker {
+  constructor(fn, args) {
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      throw new TypeError(`${fn}: expected one object of named arguments, got ${describe(args)}`);
+    }
+    this.fn = fn;
+    this.args = args;
+  }
+
+  typeError(name, expected, value) {
+    return new TypeError(`${this.fn}: ${name} must be ${expected}, got ${describe(value)}`);
+  }
+
+  rangeError(name, expected, given) {
+    return new RangeError(`${this.fn}: ${name} must be ${expected}, got ${given}`);
+  }
+
+  // Rejects names the function does not know, so a typo (needweights) does not pass silently.
+  onlyKnown(known) {
+    for (const name of Object.keys(this.args)) {
+      if (!known.has(name) && this.args[name] !== undefined) {
+        throw new TypeError(`${this.fn}: unknown argument ${name} (known: ${[...known].join(', ')})`);
+      }
+    }
+  }
+
+  has(name) {
+    return this.args[name] !== undefined && this.args[name] !== null;
+  }
+
+  size(name, fallback) {
+    const v = this.args[name];
+    if (v === undefined) {
+      if (fallback === undefined) throw this.typeError(name, 'a positive integer (required)', v);
+      return fallback;
+    }
+    if (typeof v !== 'number') throw this.typeError(name, 'a positive integer', v);
+    if (!Number.isInteger(v) || v <= 0) throw this.rangeError(name, 'a positive integer', v);
+    return v;
+  }
+
+  bool(name, fallback) {
+    const v = this.args[name];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'boolean') throw this.typeError(name, 'a boolean', v);
+    return v;
+  }
+
+  number(name, fallback) {
+    const v = this.args[name];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number') throw this.typeError(name, 'a number', v);
+    if (!Number.isFinite(v)) throw this.rangeError(name, 'a finite number', v);
+    return v;
+  }
+
+  // A tensor: Float32Array, Float64Array or number[]. Returns it unchanged (copied into the heap later).
+  tensor(name, { required = true } = {}) {
+    const v = this.args[name];
+    if (v === undefined || v === null) {
+      if (required) throw this.typeError(name, 'a Float32Array (required)', v);
+      return null;
+    }
+    if (v instanceof Float32Array || v instanceof Float64Array) return v;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (typeof v[i] !== 'number') throw this.typeError(`${name}[${i}]`, 'a number', v[i]);
+      }
+      return v;
+    }
+    throw this.typeError(name, 'a Float32Array, Float64Array or number[]', v);
+  }
+
+  length(name, tensor, expected, formula) {
+    if (tensor !== null && tensor.length !== expected) {
+      throw this.rangeError(name, `of length ${formula} = ${expected}`, `length ${tensor.length}`);
+    }
+  }
+
+  // A mask: Uint8Array (1 = masked) or Float32Array (added). Returns { data, kind } or null.
+  mask(name) {
+    const v = this.args[name];
+    if (v === undefined || v === null) return null;
+    if (v instanceof Uint8Array) return { data: v, kind: 'bool' };
+    if (v instanceof Float32Array) return { data: v, kind: 'float' };
+    throw this.typeError(name, 'a Uint8Array (1 = masked) or a Float32Array (additive)', v);
+  }
+
+  // A size the caller may give or leave to be inferred from a tensor's length.
+  inferred(name, length, per, perFormula) {
+    const given = this.args[name];
+    if (given !== undefined) {
+      const size = this.size(name);
+      if (size * per !== length) {
+        throw this.rangeError(name, `consistent with the tensor length ${length} = ${name}·${perFormula}`, size);
+      }
+      return size;
+    }
+    if (length === 0 || length % per !== 0) {
+      throw this.rangeError(name, `inferable: tensor length ${length} is not a positive multiple of ${perFormula} = ${per}`, 'no value');
+    }
+    return length / per;
+  }
+}
