@@ -145,7 +145,9 @@ export function makeApi(Module, info) {
 
   function prepared(fn, layerArgs, forwardArgs, parseLayer, parseForward, args) {
     const c = new Checker(fn, args);
-    c.onlyKnown(new Set(layerArgs));
+    // One object may serve both create and forward: forward's arguments are accepted and unused here.
+    const known = new Set([...layerArgs, ...forwardArgs]);
+    c.onlyKnown(known);
     const layer = parseLayer(c);
     if (layerBytes(layer) > MAX_MEMORY_BYTES) throw outOfMemory(fn, layerBytes(layer));
     const scope = new HeapScope(Module, fn);
@@ -162,13 +164,12 @@ export function makeApi(Module, info) {
       scope.free();
     }
     const forwardName = `${fn}().forward`;
-    // forward accepts the one-shot argument set; layer arguments, if repeated, must agree.
-    const forwardKnown = new Set([...forwardArgs, ...layerArgs]);
+    // Likewise forward accepts the layer's arguments; sizes, if repeated, must agree.
     return {
       forward(fargs) {
         if (handle === 0) throw new Error(`${forwardName}: this layer was disposed; create a new one`);
         const fc = new Checker(forwardName, fargs);
-        fc.onlyKnown(forwardKnown);
+        fc.onlyKnown(known);
         for (const name of ['dModel', 'embedDim', 'numHeads', 'kdim', 'vdim']) {
           const expected = { dModel: layer.qIn, embedDim: layer.qIn, numHeads: layer.heads, kdim: layer.kIn, vdim: layer.vIn }[name];
           if (fargs[name] !== undefined && fargs[name] !== expected) {

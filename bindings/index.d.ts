@@ -1,0 +1,136 @@
+// Types of the wasm-attention package API. The contract: API.md; extras are marked "extension".
+
+/** A flat, row-major tensor. number[] and Float64Array are accepted and converted to float32. */
+export type Tensor = Float32Array | Float64Array | number[];
+/** Uint8Array: boolean, 1 = masked out (as PyTorch's bool masks). Float32Array: added to the scores. */
+export type Mask = Uint8Array | Float32Array;
+
+export interface CreateOptions {
+  /** A thread count, or 'auto' (what the environment allows; 1 without SharedArrayBuffer). Default 1. */
+  threads?: number | 'auto';
+  /** The bytes of wasm-attention.wasm, for bundlers and offline use. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Emscripten convention: maps a file name (wasm-attention.wasm) to its URL or path. */
+  locateFile?: (name: string) => string;
+}
+
+export interface EngineInfo {
+  version: string;
+  simd: boolean;
+  threads: number;
+}
+
+export interface SelfAttentionLayerArgs {
+  dModel: number;
+  /** [dK, dModel] */ wq: Tensor;
+  /** [dK, dModel] */ wk: Tensor;
+  /** [dV, dModel] */ wv: Tensor;
+  /** [dK] */ bq?: Tensor;
+  /** [dK] */ bk?: Tensor;
+  /** [dV] */ bv?: Tensor;
+}
+
+export interface SelfAttentionForwardArgs {
+  /** [batch, seqLen, dModel] */ x: Tensor;
+  seqLen: number;
+  /** Default 1. */ batch?: number;
+  /** Key j > query i is masked. Default false. */ isCausal?: boolean;
+  /** [seqLen, seqLen] */ attnMask?: Mask;
+  /** Default 1 / sqrt(dK). */ scale?: number;
+  /** Default true. */ needWeights?: boolean;
+  /** Extension: also return the engine's intermediate tensors. Default false. */
+  returnIntermediates?: boolean;
+}
+
+export type SelfAttentionArgs = SelfAttentionLayerArgs & SelfAttentionForwardArgs;
+
+export interface MultiHeadAttentionLayerArgs {
+  embedDim: number;
+  /** embedDim % numHeads must be 0. */ numHeads: number;
+  /** Default embedDim. */ kdim?: number;
+  /** Default embedDim. */ vdim?: number;
+  /** [3·embedDim, embedDim], rows Q then K then V. */ inProjWeight?: Tensor;
+  /** [embedDim, embedDim] */ qProjWeight?: Tensor;
+  /** [embedDim, kdim] */ kProjWeight?: Tensor;
+  /** [embedDim, vdim] */ vProjWeight?: Tensor;
+  /** [3·embedDim] */ inProjBias?: Tensor;
+  /** [embedDim, embedDim] */ outProjWeight: Tensor;
+  /** [embedDim] */ outProjBias?: Tensor;
+}
+
+export interface MultiHeadAttentionForwardArgs {
+  /** [batch, tgtLen, embedDim] */ query: Tensor;
+  /** [batch, srcLen, kdim]; default query. */ key?: Tensor;
+  /** [batch, srcLen, vdim]; default key. */ value?: Tensor;
+  /** Default 1. */ batch?: number;
+  /** Inferred from query's length when omitted. */ tgtLen?: number;
+  /** Inferred from key's length when omitted. */ srcLen?: number;
+  /** [tgtLen, srcLen] or [batch·numHeads, tgtLen, srcLen] */ attnMask?: Mask;
+  /** [batch, srcLen]: Uint8Array (1 = ignore this key) or Float32Array (added). */ keyPaddingMask?: Mask;
+  /** Key j > query i is masked. Default false. */ isCausal?: boolean;
+  /** Default 1 / sqrt(embedDim / numHeads). */ scale?: number;
+  /** Default true. */ needWeights?: boolean;
+  /** Default true. */ averageAttnWeights?: boolean;
+  /** Extension: also return the engine's intermediate tensors. Default false. */
+  returnIntermediates?: boolean;
+}
+
+export type MultiHeadAttentionArgs = MultiHeadAttentionLayerArgs & MultiHeadAttentionForwardArgs;
+
+/** Extension: what happens inside, computed by the engine (for teaching and debugging). */
+export interface SelfAttentionIntermediates {
+  /** [batch, seqLen, dK] */ q: Float32Array;
+  /** [batch, seqLen, dK] */ k: Float32Array;
+  /** [batch, seqLen, dV] */ v: Float32Array;
+  /** [batch, seqLen, seqLen]: Q·Kᵀ, unscaled and unmasked. */ scores: Float32Array;
+  /** [batch, seqLen, seqLen]: scores·scale + masks, -Infinity where masked. */ scaledScores: Float32Array;
+}
+
+export interface MultiHeadAttentionIntermediates {
+  /** [batch, tgtLen, embedDim]; head h is columns h·headDim … (h+1)·headDim−1. */ q: Float32Array;
+  /** [batch, srcLen, embedDim] */ k: Float32Array;
+  /** [batch, srcLen, embedDim] */ v: Float32Array;
+  /** [batch, numHeads, tgtLen, srcLen]: Q·Kᵀ, unscaled and unmasked. */ scores: Float32Array;
+  /** [batch, numHeads, tgtLen, srcLen]: scaled and masked, -Infinity where masked. */ scaledScores: Float32Array;
+  /** [batch, tgtLen, embedDim]: heads concatenated, before the output projection. */ attnOutput: Float32Array;
+}
+
+export interface SelfAttentionResult {
+  /** [batch, seqLen, dV] */ output: Float32Array;
+  /** [batch, seqLen, seqLen], or null when needWeights is false. */ weights: Float32Array | null;
+  intermediates?: SelfAttentionIntermediates;
+}
+
+export interface MultiHeadAttentionResult {
+  /** [batch, tgtLen, embedDim] */ output: Float32Array;
+  /** [batch, tgtLen, srcLen] averaged, [batch, numHeads, tgtLen, srcLen], or null. */
+  weights: Float32Array | null;
+  intermediates?: MultiHeadAttentionIntermediates;
+}
+
+export interface PreparedLayer<Args, Result> {
+  forward(args: Args): Result;
+  /** Frees the layer's WebAssembly memory; forward afterwards throws. */
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+export interface MemoryStats {
+  /** Bytes allocated in the WebAssembly heap now. */ heapInUse: number;
+  /** Byte length of WebAssembly memory (it only grows). */ memoryBytes: number;
+}
+
+export interface Attention {
+  readonly info: EngineInfo;
+  selfAttention(args: SelfAttentionArgs): SelfAttentionResult;
+  multiHeadAttention(args: MultiHeadAttentionArgs): MultiHeadAttentionResult;
+  createSelfAttention(args: SelfAttentionLayerArgs): PreparedLayer<SelfAttentionForwardArgs, SelfAttentionResult>;
+  createMultiHeadAttention(
+    args: MultiHeadAttentionLayerArgs,
+  ): PreparedLayer<MultiHeadAttentionForwardArgs, MultiHeadAttentionResult>;
+  /** Extension: heap figures, for leak checks and memory budgets. */
+  memoryStats(): MemoryStats;
+}
+
+export function createAttention(options?: CreateOptions): Promise<Attention>;
+export const version: string;
