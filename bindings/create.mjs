@@ -31,21 +31,39 @@ function checkOptions(options) {
   return { threads, wasmBinary, locateFile };
 }
 
-// Threads beyond one need a threaded build (not shipped yet): until then every request runs on one.
-function threadsAvailable() {
-  return 1;
+// 'auto': what the environment allows. Threads need SharedArrayBuffer, which browsers grant only to
+// cross-origin-isolated pages; without it every request runs on one thread, without error.
+function threadsAllowed(loader) {
+  if (typeof SharedArrayBuffer !== 'function') return 1;
+  if (typeof crossOriginIsolated === 'boolean' && !crossOriginIsolated) return 1;
+  return Math.max(1, Math.min(loader.hardwareThreads(), MAX_AUTO_THREADS));
 }
 
-// loader: { factory(): Promise<EmscriptenFactory>, wasmBytes(locateFile?): Promise<bytes> | null,
-//           defaultLocateFile(name): string }
+// More threads than this rarely pay for attention-sized work and each holds a worker.
+const MAX_AUTO_THREADS = 8;
+
+// loader: { factory(variant), wasmBytes(variant, locateFile?), locateFile(name), mainScript(variant),
+//           hardwareThreads(), isNode }   variant: 'st' (one thread) or 'mt' (pthreads)
 export async function createAttentionWith(loader, options) {
   const opts = checkOptions(options);
-  const factory = await loader.factory();
-  const moduleArgs = { locateFile: opts.locateFile ?? loader.defaultLocateFile };
-  const wasmBinary = opts.wasmBinary ?? (await loader.wasmBytes(opts.locateFile));
+  const allowed = threadsAllowed(loader);
+  const threads = opts.threads === 'auto' ? allowed : Math.min(opts.threads, allowed === 1 ? 1 : opts.threads);
+  const variant = threads > 1 ? 'mt' : 'st';
+  const factory = await loader.factory(variant);
+  const locateFile = opts.locateFile ?? loader.locateFile;
+  const moduleArgs = { locateFile };
+  const wasmBinary = opts.wasmBinary && variant === 'st' ? opts.wasmBinary : await loader.wasmBytes(variant, opts.locateFile);
   if (wasmBinary) moduleArgs.wasmBinary = wasmBinary;
+  if (variant === 'mt') {
+    moduleArgs.poolSize = threads - 1;
+    // Pool workers load the glue as a classic script (importScripts), so they get the CommonJS file.
+    moduleArgs.mainScriptUrlOrBlob = locateFile(`wasm-attention-mt.cjs`);
+  }
   const Module = await factory(moduleArgs);
-  const wanted = opts.threads === 'auto' ? threadsAvailable() : Math.min(opts.threads, threadsAvailable());
-  const threads = Module.setThreads(wanted);
-  return makeApi(Module, { version: VERSION, simd: Module.simdEnabled(), threads });
+  const running = Module.setThreads(threads);
+  if (variant === 'mt' && loader.isNode) {
+    // Idle pool workers must not keep the user's Node process alive.
+    for (const worker of [...Module.PThread.runningWorkers, ...Module.PThread.unusedWorkers]) worker.unref?.();
+  }
+  return makeApi(Module, { version: VERSION, simd: Module.simdEnabled(), threads: running });
 }

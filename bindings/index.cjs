@@ -1,15 +1,20 @@
 // CommonJS entry (Node): same API as index.mjs.
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { createAttentionWith, VERSION } = require('./create.cjs');
 
-const WASM = 'wasm-attention.wasm';
+const glueName = (variant) => (variant === 'mt' ? 'wasm-attention-mt' : 'wasm-attention');
+const locateFile = (name) => path.join(__dirname, name);
 
 const loader = {
-  factory: async () => require('./wasm-attention.cjs'),
+  isNode: true,
+  factory: async (variant) => require(`./${glueName(variant)}.cjs`),
   // Emscripten 3.1.6 would fetch() a file path under Node and fail: read the bytes ourselves.
-  wasmBytes: async (locateFile) => fs.promises.readFile(locateFile ? locateFile(WASM) : path.join(__dirname, WASM)),
-  defaultLocateFile: (name) => path.join(__dirname, name),
+  wasmBytes: async (variant, userLocateFile) =>
+    fs.promises.readFile((userLocateFile ?? locateFile)(`${glueName(variant)}.wasm`)),
+  locateFile,
+  hardwareThreads: () => os.availableParallelism?.() ?? os.cpus().length,
 };
 
 async function createAttention(options) {

@@ -1,6 +1,6 @@
 // Assembles dist/ from the Emscripten output and bindings/: the files the package ships.
-//   wasm-attention.wasm   the module
-//   wasm-attention.cjs    Emscripten's glue as emitted (CommonJS-shaped; Node)
+//   wasm-attention.wasm   the module (wasm-attention-mt.*: the pthreads build, + .worker.js)
+//   wasm-attention.cjs    Emscripten's glue as emitted (CommonJS-shaped; Node, classic workers)
 //   wasm-attention.mjs    the same glue as an ES module (browsers, workers, bundlers)
 //   *.mjs                 the API sources; create.cjs is them bundled for CommonJS by esbuild
 import { build } from 'esbuild';
@@ -14,10 +14,14 @@ const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 mkdirSync(dist, { recursive: true });
 
-copyFileSync(join(wasmBuild, 'wasm-attention.wasm'), join(dist, 'wasm-attention.wasm'));
-const glue = readFileSync(join(wasmBuild, 'wasm-attention.js'), 'utf8');
-writeFileSync(join(dist, 'wasm-attention.cjs'), glue);
-writeFileSync(join(dist, 'wasm-attention.mjs'), `${glue}\nexport default createAttentionModule;\n`);
+// Two builds: single-threaded, and pthreads (with its worker script) for threads > 1.
+for (const name of ['wasm-attention', 'wasm-attention-mt']) {
+  copyFileSync(join(wasmBuild, `${name}.wasm`), join(dist, `${name}.wasm`));
+  const glue = readFileSync(join(wasmBuild, `${name}.js`), 'utf8');
+  writeFileSync(join(dist, `${name}.cjs`), glue);
+  writeFileSync(join(dist, `${name}.mjs`), `${glue}\nexport default createAttentionModule;\n`);
+}
+copyFileSync(join(wasmBuild, 'wasm-attention-mt.worker.js'), join(dist, 'wasm-attention-mt.worker.js'));
 
 const withVersion = (text) => text.replaceAll('__VERSION__', version);
 for (const name of ['api.mjs', 'checks.mjs', 'heap.mjs', 'layer-args.mjs', 'index.mjs', 'index.cjs', 'index.d.ts']) {

@@ -3,8 +3,11 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#ifndef WA_NO_THREADS
+#include <pthread.h>
+#endif
 
 namespace wa {
 namespace {
@@ -22,12 +25,25 @@ class Pool {
       stop_ = true;
     }
     start_.notify_all();
-    for (auto& w : workers_) w.join();
+#ifndef WA_NO_THREADS
+    for (auto& w : workers_) pthread_join(w.thread, nullptr);
+#endif
     workers_.clear();
     stop_ = false;
-    // A worker must know the generation it was born in: reading it once started would miss a
-    // job posted in between and leave run() waiting for it forever.
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, born = generation_] { work_loop(born); });
+#ifndef WA_NO_THREADS
+    // pthread_create rather than std::thread: a failure must give fewer threads, not an exception
+    // (which would abort a WebAssembly module built without exceptions).
+    workers_.reserve(static_cast<std::size_t>(threads));
+    for (int i = 1; i < threads; ++i) {
+      // A worker must know the generation it was born in: reading it once started would miss a
+      // job posted in between and leave run() waiting for it forever.
+      workers_.push_back(Worker{this, generation_, {}});
+      if (pthread_create(&workers_.back().thread, nullptr, &Pool::start, &workers_.back()) != 0) {
+        workers_.pop_back();
+        break;
+      }
+    }
+#endif
     return size();
   }
 
@@ -56,6 +72,20 @@ class Pool {
     for (std::size_t t = next_.fetch_add(1); t < count; t = next_.fetch_add(1)) fn(t);
   }
 
+  struct Worker {
+    Pool* pool;
+    std::size_t born;
+#ifndef WA_NO_THREADS
+    pthread_t thread;
+#endif
+  };
+
+  static void* start(void* arg) {
+    auto* w = static_cast<Worker*>(arg);
+    w->pool->work_loop(w->born);
+    return nullptr;
+  }
+
   void work_loop(std::size_t seen) {
     for (;;) {
       const std::function<void(std::size_t)>* job;
@@ -74,7 +104,7 @@ class Pool {
     }
   }
 
-  std::vector<std::thread> workers_;
+  std::vector<Worker> workers_;  // reserved up front: threads hold pointers into it
   std::mutex mutex_;
   std::condition_variable start_, done_;
   const std::function<void(std::size_t)>* job_ = nullptr;
