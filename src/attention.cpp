@@ -65,7 +65,8 @@ float additive(const Mask& m, std::size_t index) {
 // Scores of query row i against keys [0, n) → scaled and masked, in place.
 void scale_and_mask(float* row, std::size_t n, float scale, const Mask& attn, std::size_t attn_offset,
                     const Mask& padding, std::size_t padding_offset) {
-  for (std::size_t j = 0; j < n; ++j) row[j] *= scale;
+  if (scale != 1.0f)
+    for (std::size_t j = 0; j < n; ++j) row[j] *= scale;
   if (attn.kind != MaskKind::none)
     for (std::size_t j = 0; j < n; ++j)
       row[j] = is_masked(attn, attn_offset + j) ? -INFINITY : row[j] + additive(attn, attn_offset + j);
@@ -122,6 +123,11 @@ Status Layer::forward(const ForwardArgs& a) const {
     for (std::size_t h = 0; h < H; ++h) {
       // 1. Project this head's Q, K, V; pack K and V as GEMM panels.
       project(q_, h, query, L, hs.q.get(), dk);
+      // Scaling Q (L·dk products) instead of the scores (L·S) saves a pass over every score row,
+      // as PyTorch does. The teaching copy wants raw Q·Kᵀ, so it scales the scores instead.
+      const float score_scale = a.intermediates ? a.scale : 1.0f;
+      if (!a.intermediates)
+        for (std::size_t k = 0; k < L * dk; ++k) hs.q.get()[k] *= a.scale;
       project(k_, h, key, S, hs.k.get(), dk);
       project(v_, h, value, S, hs.v.get(), dv);
       parallel_rows(S, 256, [&](std::size_t r0, std::size_t r1) {
@@ -160,7 +166,7 @@ Status Layer::forward(const ForwardArgs& a) const {
               }
             }
             const std::size_t attn_offset = (a.attn_mask.per_head ? (b * H + h) * L + i : i) * S;
-            scale_and_mask(row, keys, a.scale, a.attn_mask, attn_offset, a.key_padding_mask, b * S);
+            scale_and_mask(row, keys, score_scale, a.attn_mask, attn_offset, a.key_padding_mask, b * S);
             if (a.is_causal)
               for (std::size_t j = i + 1; j < keys; ++j) row[j] = -INFINITY;
             if (a.intermediates && a.intermediates->scaled_scores) {

@@ -7,6 +7,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "f32-exp.h"
+
 namespace wa {
 
 // Returns false when the row was fully masked (and is now zeros).
@@ -34,7 +36,7 @@ inline bool softmax_row(float* x, std::size_t n) {
   Batch vsum(0.0f);
   const Batch vmax(max);
   for (std::size_t j = 0; j < vec_end; j += lanes) {
-    const Batch e = xsimd::exp(Batch::load_unaligned(x + j) - vmax);
+    const Batch e = exp_nonpositive(Batch::load_unaligned(x + j) - vmax);
     e.store_unaligned(x + j);
     vsum += e;
   }
