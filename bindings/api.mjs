@@ -190,7 +190,7 @@ export function makeApi(Module, info) {
 
   const selfKnown = new Set([...SELF_LAYER_ARGS, ...SELF_FORWARD_ARGS]);
   const mhaKnown = new Set([...MHA_LAYER_ARGS, ...MHA_FORWARD_ARGS]);
-  return {
+  const api = {
     info,
     selfAttention: (args) => oneShot('selfAttention', selfKnown, selfLayer, selfForward, args),
     multiHeadAttention: (args) => oneShot('multiHeadAttention', mhaKnown, mhaLayer, mhaForward, args),
@@ -200,4 +200,26 @@ export function makeApi(Module, info) {
       prepared('createMultiHeadAttention', MHA_LAYER_ARGS, MHA_FORWARD_ARGS, mhaLayer, mhaForward, args),
     memoryStats: () => ({ heapInUse: Module.heapInUse(), memoryBytes: Module.HEAPU8.buffer.byteLength }),
   };
+  warmUp(api);
+  return api;
 }
+
+// V8 runs new WebAssembly in a baseline compiler and swaps in optimised code only between calls
+// (no on-stack replacement). A few small calls here get the kernels optimised, so the user's
+// first real call does not run entirely in code about 4x slower.
+function warmUp(api) {
+  const embedDim = 64;
+  const tokens = 48;
+  const fill = (n) => {
+    const a = new Float32Array(n);
+    for (let i = 0; i < n; i++) a[i] = Math.sin(i) * 0.1;
+    return a;
+  };
+  const layer = api.createMultiHeadAttention({
+    embedDim, numHeads: 2, inProjWeight: fill(3 * embedDim * embedDim), outProjWeight: fill(embedDim * embedDim),
+  });
+  const query = fill(tokens * embedDim);
+  for (let i = 0; i < 12; i++) layer.forward({ query, isCausal: i % 2 === 0 });
+  layer.dispose();
+}
+

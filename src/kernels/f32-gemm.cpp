@@ -1,0 +1,58 @@
+#include "f32-gemm.h"
+
+#include <xsimd/xsimd.hpp>
+
+namespace wa {
+namespace {
+
+using Batch = xsimd::batch<float>;
+constexpr std::size_t kVecs = kPanelWidth / Batch::size;
+
+// ROWS rows (1 or 2) × 16 columns; writes `cols` ≤ 16 columns of C.
+template <int ROWS>
+inline void gemm_tile(std::size_t k, const float* a, std::size_t lda, const float* panel,
+                      const float* bias, float* c, std::size_t ldc, std::size_t cols) {
+  Batch acc[ROWS][kVecs];
+  for (int r = 0; r < ROWS; ++r)
+    for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = Batch(0.0f);
+  for (std::size_t kk = 0; kk < k; ++kk) {
+    Batch b[kVecs];
+    for (std::size_t v = 0; v < kVecs; ++v) b[v] = Batch::load_aligned(panel + kk * kPanelWidth + v * Batch::size);
+    for (int r = 0; r < ROWS; ++r) {
+      const Batch a_rk(a[r * lda + kk]);
+      for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] += b[v] * a_rk;
+    }
+  }
+  if (cols == kPanelWidth) {
+    for (int r = 0; r < ROWS; ++r)
+      for (std::size_t v = 0; v < kVecs; ++v) {
+        Batch out = acc[r][v];
+        if (bias) out += Batch::load_unaligned(bias + v * Batch::size);
+        out.store_unaligned(c + r * ldc + v * Batch::size);
+      }
+    return;
+  }
+  alignas(64) float tmp[kPanelWidth];
+  for (int r = 0; r < ROWS; ++r) {
+    for (std::size_t v = 0; v < kVecs; ++v) acc[r][v].store_aligned(tmp + v * Batch::size);
+    for (std::size_t j = 0; j < cols; ++j) c[r * ldc + j] = bias ? tmp[j] + bias[j] : tmp[j];
+  }
+}
+
+}  // namespace
+
+void gemm_packed(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
+                        const float* packed, std::size_t packed_k, const float* bias, float* c,
+                        std::size_t ldc) {
+  for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
+    const std::size_t cols = n - p0 < kPanelWidth ? n - p0 : kPanelWidth;
+    const float* panel = packed + p0 * packed_k;
+    const float* panel_bias = bias ? bias + p0 : nullptr;
+    std::size_t i = 0;
+    for (; i + 2 <= m; i += 2)
+      gemm_tile<2>(k, a + i * lda, lda, panel, panel_bias, c + i * ldc + p0, ldc, cols);
+    if (i < m) gemm_tile<1>(k, a + i * lda, lda, panel, panel_bias, c + i * ldc + p0, ldc, cols);
+  }
+}
+
+}  // namespace wa
