@@ -88,6 +88,70 @@ export async function peakThreads(bytes, nThreads, { reps = 7, targetMs = 60 } =
   return { gflops: median(rates), runs: rates };
 }
 
+/**
+ * A probe that can run interleaved with the implementations (same conditions, same bursts):
+ * run1() ≈ targetMs of the loop on this thread; run2() the same on `nThreads` persistent workers
+ * at once (blocking this thread until all are done). flops1 / flops2: work per call.
+ */
+export async function createPeakProbe(bytes, { targetMs = 20, nThreads = 2 } = {}) {
+  const ex = await instantiate(bytes);
+  const fpi = ex.flopsPerIteration();
+  const iters = calibrate(ex, targetMs);
+  const probe = {
+    flops1: iters * fpi,
+    run1: () => ex.peak(iters, 0.999, 0.001),
+    flops2: 0, run2: null, close: async () => {},
+  };
+  const sab = new SharedArrayBuffer(16);
+  const ctl = new Int32Array(sab);      // [0] generation, [1] finished count, [2] ready count, [3] total flops/1e3
+  const workers = [];
+  for (let w = 0; w < nThreads; w++) {
+    workers.push(new Worker(fileURLToPath(import.meta.url), { workerData: { persistentPeakWorker: true, bytes, sab, targetMs } }));
+  }
+  const errors = workers.map((w) => new Promise((_, reject) => w.on('error', reject)));
+  await Promise.race([
+    (async () => { while (Atomics.load(ctl, 2) < nThreads) await new Promise((r) => setTimeout(r, 5)); })(),
+    ...errors,
+  ]);
+  let gen = 0;
+  probe.flops2 = Atomics.load(ctl, 3) * 1e3;
+  probe.run2 = () => {
+    Atomics.store(ctl, 1, 0);
+    Atomics.store(ctl, 0, ++gen);
+    Atomics.notify(ctl, 0);
+    for (;;) {
+      const f = Atomics.load(ctl, 1);
+      if (f >= nThreads) break;
+      Atomics.wait(ctl, 1, f, 1000);
+    }
+  };
+  probe.close = async () => {
+    Atomics.store(ctl, 0, -1);
+    Atomics.notify(ctl, 0);
+    await Promise.all(workers.map((w) => w.terminate()));
+  };
+  return probe;
+}
+
+if (!isMainThread && workerData?.persistentPeakWorker) {
+  const { bytes, sab, targetMs } = workerData;
+  const ctl = new Int32Array(sab);
+  const ex = await instantiate(bytes);
+  const iters = calibrate(ex, targetMs);
+  Atomics.add(ctl, 3, Math.round(iters * ex.flopsPerIteration() / 1e3));
+  Atomics.add(ctl, 2, 1);
+  let seen = 0;
+  for (;;) {
+    Atomics.wait(ctl, 0, seen);
+    const g = Atomics.load(ctl, 0);
+    if (g < 0) break;
+    seen = g;
+    ex.peak(iters, 0.999, 0.001);
+    Atomics.add(ctl, 1, 1);
+    Atomics.notify(ctl, 1);
+  }
+}
+
 if (!isMainThread && workerData?.peakWorker) {
   const { bytes, sab, reps, targetMs } = workerData;
   const ctl = new Int32Array(sab);

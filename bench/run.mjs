@@ -40,6 +40,8 @@ if (typeof opt('shapes') === 'string') {
 const NAIVE_MAX_TOKENS = 256;            // naive JS is timed up to this many tokens
 const WEIGHTS_SHAPE = '256x768x12';       // where needWeights: true is timed too
 const repsFor = (n) => (QUICK ? 3 : n <= 128 ? 11 : n <= 256 ? 9 : 7);
+const warmFor = (n) => (n >= 512 ? 2 : 3);                       // warm-up calls per implementation
+const raceFor = (n) => ({ warm: n >= 512 ? 2 : 3, rounds: QUICK || n >= 512 ? 1 : 3 });   // variant races
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
 // ---------------------------------------------------------------- dependencies of bench/ itself
@@ -88,11 +90,11 @@ if (CHILD === 'ort2') {
       disposers.push(o.dispose);
       let ortVariant = null, ortErr = null;
       try {
-        const pick = await pickVariant(o.variants, p.query, { rounds: QUICK ? 1 : 3 });
+        const pick = await pickVariant(o.variants, p.query, raceFor(s[0]));
         ortVariant = pick;
         impls.push({ key: 'ort-2', run: o.variants[pick.name] });
       } catch (e) { ortErr = String(e.message); }
-      const st = await measureInterleaved(impls, p.query, { reps: repsFor(s[0]) });
+      const st = await measureInterleaved(impls, p.query, { reps: repsFor(s[0]), warm: warmFor(s[0]) });
       const shapeRes = {};
       for (const [k, v] of st) shapeRes[k] = v.error ? { error: v.error } : { median: v.median, runs: v.runs, calls: v.calls };
       if (waErr) shapeRes['wa-prepared-2'] = { error: waErr };
@@ -143,28 +145,31 @@ const results = {
   shapes: {},
 };
 const notes = results.notes;
+results.loadAverageAtStart = os.loadavg();
 if (depsError) notes.push(depsError);
 
 // peak probe
 log('bench: peak probe …');
+let probe = null;
 try {
-  const { assemblePeak, peakOneThread, peakThreads } = await import('./peak.mjs');
+  const { assemblePeak, peakOneThread, peakThreads, createPeakProbe } = await import('./peak.mjs');
   const bytes = assemblePeak();
   const p1 = await peakOneThread(bytes, { reps: QUICK ? 5 : 9 });
   const p2 = await peakThreads(bytes, 2, { reps: QUICK ? 3 : 7 });
-  results.peak = { oneThread: p1.gflops, twoThreads: p2.gflops, oneThreadRuns: p1.runs, twoThreadRuns: p2.runs };
+  results.peak = { start: { oneThread: p1.gflops, twoThreads: p2.gflops, oneThreadRuns: p1.runs, twoThreadRuns: p2.runs } };
+  // the same probe also runs as one more "implementation" in every repetition of every shape
+  probe = await createPeakProbe(bytes, { targetMs: 20, nThreads: 2 });
 } catch (e) {
   results.peak = { error: String(e?.message ?? e).split('\n')[0] };
   notes.push(`peak probe failed: ${results.peak.error}`);
 }
-const peak1 = results.peak.oneThread, peak2 = results.peak.twoThreads;
 
 // wasm-attention
 log('bench: loading wasm-attention from', path.relative(process.cwd(), enginePath) || enginePath);
 const eng = await loadEngine();
 const inst1 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 1);
 const inst2 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 2);
-results.engine = { path: enginePath, info: inst1.info ?? null, error1: inst1.error ?? null, error2: inst2.error ?? null };
+results.engine = { path: enginePath, info: inst1.info ?? null, info2: inst2.info ?? null, error1: inst1.error ?? null, error2: inst2.error ?? null };
 
 // TensorFlow.js
 let tfjs = null, tfjsMt = null, tfjsErr = null, tfjsMtErr = null;
@@ -227,7 +232,7 @@ for (const s of SHAPES) {
     try {
       const prep = await tfjs.prepareTfjs(backend, p);
       disposers.push(prep.dispose);
-      const pick = await pickVariant(prep.variants, p.query, { activate: prep.activate, rounds: QUICK ? 1 : 3 });
+      const pick = await pickVariant(prep.variants, p.query, { activate: prep.activate, ...raceFor(n) });
       extra[k] = { variant: pick.name, variantTimes: pick.times };
       impls.push({ key: k, run: prep.variants[pick.name], activate: prep.activate });
     } catch (e) { rowErr[k] = String(e?.message ?? e).split('\n')[0]; }
@@ -238,18 +243,26 @@ for (const s of SHAPES) {
     try {
       const prep = await ort.prepareOrt(p);
       disposers.push(prep.dispose);
-      const pick = await pickVariant(prep.variants, p.query, { rounds: QUICK ? 1 : 3 });
+      const pick = await pickVariant(prep.variants, p.query, raceFor(n));
       extra['ort-1'] = { variant: pick.name, variantTimes: pick.times, modelErrors: prep.errors };
       impls.push({ key: 'ort-1', run: prep.variants[pick.name] });
     } catch (e) { rowErr['ort-1'] = String(e?.message ?? e).split('\n')[0]; }
   }
 
-  const st = await measureInterleaved(impls, p.query, { reps: repsFor(n) });
+  if (probe) {
+    impls.push({ key: 'peak-1', run: probe.run1, warm: 1 });
+    impls.push({ key: 'peak-2', run: probe.run2, warm: 1 });
+  }
+  const st = await measureInterleaved(impls, p.query, { reps: repsFor(n), warm: warmFor(n) });
 
   // reference for the correctness check: the naive output (float64 sums) when it ran, else one naive call
   let ref = st.get('naive')?.output ?? null;
   if (!ref && VERIFY_BIG && !SKIP.has('naive')) ref = naiveMha({ ...p, embedDim: d, numHeads: h });
   const shapeRes = { n, d, h, flops: mhaFlops(n, d), reps: repsFor(n), impls: {} };
+  for (const [k, f] of [['peak-1', probe?.flops1], ['peak-2', probe?.flops2]]) {
+    const v = st.get(k);
+    if (v && !v.error) shapeRes[k === 'peak-1' ? 'peak1' : 'peak2'] = { gflops: f / v.median / 1e6, runs: v.runs.map((t) => f / t / 1e6) };
+  }
   for (const im of IMPLS) {
     const v = st.get(im.key);
     if (v && !v.error) {
@@ -262,6 +275,13 @@ for (const s of SHAPES) {
   results.shapes[key] = shapeRes;
   for (const dsp of disposers) { try { await dsp(); } catch { /* ignore */ } }
   log(`bench: ${shapeLabel(s)} done in ${((performance.now() - tShape) / 1000).toFixed(1)} s`);
+}
+
+if (probe) {
+  await probe.close();
+  const all1 = Object.values(results.shapes).map((r) => r.peak1?.gflops).filter(Number.isFinite);
+  const all2 = Object.values(results.shapes).map((r) => r.peak2?.gflops).filter(Number.isFinite);
+  results.peak.interleaved = { oneThread: all1.length ? median(all1) : null, twoThreads: all2.length ? median(all2) : null };
 }
 
 // ---------------------------------------------------------------- child processes
@@ -309,6 +329,9 @@ for (const s of SHAPES) {
   const ours1Key = ['wa-oneshot-1', 'wa-prepared-1'].filter(ok).sort((a, b) => I[a].median - I[b].median)[0];
   const ours1 = ours1Key ? I[ours1Key].median : null;
   const ours2 = ok('wa-prepared-2') ? I['wa-prepared-2'].median : null;
+  // % of peak: the probe that ran interleaved with this shape (same conditions), else the one at the start
+  const peak1 = R.peak1?.gflops ?? results.peak.start?.oneThread;
+  const peak2 = R.peak2?.gflops ?? results.peak.start?.twoThreads;
   const peers1 = ['naive', 'tfjs-1', 'ort-1'].filter(ok);
   const fastestPeer1 = peers1.sort((a, b) => I[a].median - I[b].median)[0] ?? null;
   const peers2 = ['tfjs-2', 'ort-2'].filter(ok);
@@ -349,18 +372,34 @@ for (const s of SHAPES) {
     const note = v.variant ? `via ${v.variant}` : '';
     rows.push([label, im.name, String(im.threads), fmtMs(v.median), fmtNum(gf), pk ? fmtPct(100 * gf / pk) : 'n/a', speed, check, note]);
   }
+  if (R.peak1 || R.peak2) {
+    rows.push(['', 'peak probe (interleaved)', '1 / 2', '', `${fmtNum(R.peak1?.gflops)} / ${fmtNum(R.peak2?.gflops)}`, '100%', '', '', '']);
+  }
   rows.push(null);
 }
 rows.pop();
 
+results.loadAverageAtEnd = os.loadavg();
 const out = [];
 out.push('');
+{
+  // our own process keeps about one core busy; more than that means something else ran meanwhile
+  const busy = Math.max(results.loadAverageAtStart[0], results.loadAverageAtEnd[0], results.loadAverageAtEnd[1]);
+  if (busy > 1.6) {
+    out.push(`WARNING: the machine was busy (load average ${results.loadAverageAtStart[0].toFixed(1)} at start, `
+      + `${results.loadAverageAtEnd[0].toFixed(1)} / ${results.loadAverageAtEnd[1].toFixed(1)} (1 / 5 min) at the end, on ${os.cpus().length} cores):`);
+    out.push('         absolute figures and thread scaling are unreliable; ratios within a repetition less so.');
+  }
+}
 out.push(`wasm-attention bench — Node ${process.version}, ${results.cpu}${QUICK ? '  (QUICK: 3 reps, not for the record)' : ''}`);
-out.push(`engine: ${results.engine.info ? JSON.stringify(results.engine.info) : 'n/a (' + inst1.error + ')'}${inst2.error ? `; 2 threads: n/a (${inst2.error})` : ''}`);
+out.push(`engine: ${results.engine.info ? JSON.stringify(results.engine.info) : 'n/a (' + inst1.error + ')'}`
+  + `${inst2.error ? `; 2 threads: n/a (${inst2.error})` : `; with threads: 2 → ${JSON.stringify(results.engine.info2)}`}`);
 out.push(`peers: ${results.tfjs ? `@tensorflow/tfjs-backend-wasm ${results.tfjs.version}` : `tfjs n/a (${tfjsErr})`}${tfjsMtErr && !tfjsErr ? ` [2 threads n/a: ${tfjsMtErr}]` : ''}; `
   + `${results.ort ? `onnxruntime-web ${results.ort.version}` : `onnxruntime-web n/a (${ortErr})`}`);
 out.push(results.peak.error ? `peak probe: n/a (${results.peak.error})`
-  : `peak probe (12 independent f32x4 mul+add chains, register-resident): 1 thread ${fmtNum(peak1)} GFLOP/s, 2 threads ${fmtNum(peak2)} GFLOP/s`);
+  : `peak probe (12 independent f32x4 mul+add chains, register-resident), GFLOP/s: 1 thread ${fmtNum(results.peak.start.oneThread)}, `
+    + `2 threads ${fmtNum(results.peak.start.twoThreads)} at the start; interleaved with the shapes (median): `
+    + `${fmtNum(results.peak.interleaved?.oneThread)} and ${fmtNum(results.peak.interleaved?.twoThreads)}`);
 out.push('self-attention, batch 1, query = key = value, with biases, needWeights false; Float32Array in → Float32Array out;');
 out.push('FLOPs = 4·2·n·d² + 2·2·n²·d; median of ≥ 7 interleaved repetitions after warm-up (small shapes: blocks of calls).');
 out.push('');
@@ -368,7 +407,8 @@ out.push(renderTable(['n×d×heads', 'implementation', 'thr', 'median ms', 'GFLO
   rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l', 'l']));
 out.push('');
 out.push('ours × faster: a peer\'s time ÷ our best 1-thread time (2-thread peers: ÷ our 2-thread time); "1t÷2t": our best');
-out.push('  1-thread time ÷ our 2-thread time; "cost": needWeights true ÷ false. % peak: of the 1- or 2-thread probe.');
+out.push('  1-thread time ÷ our 2-thread time; "cost": needWeights true ÷ false. % peak: of the 1- or 2-thread peak probe');
+out.push('  that ran interleaved with that shape\'s repetitions (its row: "peak probe").');
 out.push('check: output vs a naive float64-accumulated reference, within the contract tolerance (peers: 10× looser).');
 out.push(`naive JavaScript is timed up to ${NAIVE_MAX_TOKENS} tokens only (≈1 GFLOP/s: seconds per call above that).`);
 out.push('tfjs: weights pre-transposed to [in, out] and uploaded once (tf.matMul with transposeB misses XNNPACK in 4.22, ~13× slower);');

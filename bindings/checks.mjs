@@ -89,27 +89,30 @@ export class Checker {
     }
   }
 
-  // A mask: Uint8Array (1 = masked) or Float32Array (added). Returns { data, kind } or null.
+  // A mask: Uint8Array or boolean[] (true/1 = masked), Float32Array or Float64Array (added to the
+  // scores). A plain number[] is refused: 1 could mean "masked" or "add 1", and guessing is silent.
+  // Returns { data, kind } or null.
   mask(name) {
     const v = this.args[name];
     if (v === undefined || v === null) return null;
     if (v instanceof Uint8Array) return { data: v, kind: 'bool' };
-    if (v instanceof Float32Array) return { data: v, kind: 'float' };
-    throw this.typeError(name, 'a Uint8Array (1 = masked) or a Float32Array (additive)', v);
+    if (v instanceof Float32Array || v instanceof Float64Array) return { data: v, kind: 'float' };
+    if (Array.isArray(v) && v.every((b) => typeof b === 'boolean')) return { data: Uint8Array.from(v, Number), kind: 'bool' };
+    throw this.typeError(name, 'a Uint8Array or boolean[] (masked where true) or a Float32Array (added to the scores)', v);
   }
 
   // A size the caller may give or leave to be inferred from a tensor's length.
-  inferred(name, length, per, perFormula) {
+  inferred(name, tensorName, length, per, perFormula) {
     const given = this.args[name];
     if (given !== undefined) {
       const size = this.size(name);
       if (size * per !== length) {
-        throw this.rangeError(name, `consistent with the tensor length ${length} = ${name}·${perFormula}`, size);
+        throw this.rangeError(tensorName, `of length ${name}·${perFormula} = ${size}·${per} = ${size * per}`, `length ${length}`);
       }
       return size;
     }
     if (length === 0 || length % per !== 0) {
-      throw this.rangeError(name, `inferable: tensor length ${length} is not a positive multiple of ${perFormula} = ${per}`, 'no value');
+      throw this.rangeError(tensorName, `of length ${name}·${perFormula}, a positive multiple of ${per} (${name} is inferred from it)`, `length ${length}`);
     }
     return length / per;
   }

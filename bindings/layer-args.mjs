@@ -110,9 +110,9 @@ export function mhaForward(c, layer) {
   const query = c.tensor('query');
   const key = c.tensor('key', { required: false }) ?? query;
   const value = c.tensor('value', { required: false }) ?? key;
-  const tgtLen = c.inferred('tgtLen', query.length, batch * E, `batch·embedDim = ${batch}·${E}`);
+  const tgtLen = c.inferred('tgtLen', 'query', query.length, batch * E, `batch·embedDim = ${batch}·${E}`);
   c.length('query', query, batch * tgtLen * E, `batch·tgtLen·embedDim = ${batch}·${tgtLen}·${E}`);
-  const srcLen = c.inferred('srcLen', key.length, batch * kdim, `batch·kdim = ${batch}·${kdim}`);
+  const srcLen = c.inferred('srcLen', 'key', key.length, batch * kdim, `batch·kdim = ${batch}·${kdim}`);
   c.length('key', key, batch * srcLen * kdim, `batch·srcLen·kdim = ${batch}·${srcLen}·${kdim}`);
   c.length('value', value, batch * srcLen * vdim, `batch·srcLen·vdim = ${batch}·${srcLen}·${vdim}`);
   const keyPaddingMask = c.mask('keyPaddingMask');

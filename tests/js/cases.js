@@ -15,7 +15,8 @@ function boolMask(rng, n, p = 0.25) {
 /** A Float32Array additive mask: uniform in [-2, 2), and −∞ with probability pInf. */
 function floatMask(rng, n, pInf = 0.15) {
   const m = new Float32Array(n);
-  for (let i = 0; i < n; i++) m[i] = rng() < pInf ? -Infinity : rng() * 4 - 2;
+  const negInf = -Infinity;
+  for (let i = 0; i < n; i++) m[i] = rng() < pInf ? negInf : rng() * 4 - 2;
   return m;
 }
 

@@ -35,13 +35,27 @@
 
 // ---------------------------------------------------------------- helpers
 
+// Locals for the hot loops: under Jest's vm sandbox every global lookup (Math, Number, Infinity…)
+// goes through an interceptor and costs ~100× a local one.
+const { exp, sqrt, abs, floor, imul } = Math;
+const NEG_INF = -Infinity;
+const isNaNNumber = Number.isNaN;
+const F64 = Float64Array;
+const U8 = Uint8Array;
+
+/** A float64 copy of a tensor (Float32Array, Float64Array or number[]), or null. */
+function f64(t) {
+  return t == null ? null : F64.from(t);
+}
+
 /** y[r] = x[r]·Wᵀ + b for rows r of x ([rows, inDim]); W is [outDim, inDim]. */
 function linear(x, rows, inDim, W, outDim, b) {
-  const y = new Float64Array(rows * outDim);
+  const xd = f64(x), Wd = f64(W), bd = f64(b);
+  const y = new F64(rows * outDim);
   for (let r = 0; r < rows; r++) {
     for (let o = 0; o < outDim; o++) {
-      let acc = b ? Number(b[o]) : 0;
-      for (let c = 0; c < inDim; c++) acc += Number(x[r * inDim + c]) * Number(W[o * inDim + c]);
+      let acc = bd ? bd[o] : 0;
+      for (let c = 0; c < inDim; c++) acc += xd[r * inDim + c] * Wd[o * inDim + c];
       y[r * outDim + o] = acc;
     }
   }
@@ -50,43 +64,56 @@ function linear(x, rows, inDim, W, outDim, b) {
 
 /** Columns [col, col + width) of rows [row0, row0 + rows) of a [*, stride] matrix, as a dense copy. */
 function slice(m, row0, rows, stride, col, width) {
-  const out = new Float64Array(rows * width);
+  const out = new F64(rows * width);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < width; c++) out[r * width + c] = m[(row0 + r) * stride + col + c];
   }
   return out;
 }
 
-/** The additive value of mask element idx: bool (Uint8Array) 1 → −∞, 0 → 0; float → itself. */
-function maskValue(mask, idx) {
-  if (mask instanceof Uint8Array) return mask[idx] ? -Infinity : 0;
-  return Number(mask[idx]);
+/**
+ * Adds a mask, in its additive form (bool: 1 → −∞, 0 → 0; float: the value itself), to add [L, S]:
+ * the [L, S] block at `offset`, or with perKeyOnly the S elements at `offset` (padding) for every row.
+ */
+function addMask(add, mask, offset, L, S, perKeyOnly) {
+  const isBool = mask instanceof U8;
+  for (let i = 0; i < L; i++) {
+    for (let j = 0; j < S; j++) {
+      const m = mask[perKeyOnly ? offset + j : offset + i * S + j];
+      add[i * S + j] += isBool ? (m ? NEG_INF : 0) : m;
+    }
+  }
+}
+
+/** The causal mask, top-left aligned: key j > query i gets −∞. */
+function addCausal(add, L, S) {
+  for (let i = 0; i < L; i++) for (let j = i + 1; j < S; j++) add[i * S + j] = NEG_INF;
 }
 
 /**
- * Passes 2–4 for one (batch, head): q [L, d], k [S, d], v [S, dv] dense.
- * maskAt(i, j) gives the additive mask of score (i, j) (0 when nothing masks it).
+ * Passes 2–4 for one (batch, head): q [L, d], k [S, d], v [S, dv] dense; add [L, S] the sum of
+ * every additive mask (0 where nothing masks a score).
  * Returns P [L, S] (the softmax weights) and A [L, dv] (the attention result).
  */
-function attendOneHead(q, k, v, L, S, d, dv, scale, maskAt) {
-  const P = new Float64Array(L * S);
-  const A = new Float64Array(L * dv);
-  const s = new Float64Array(S);
+function attendOneHead(q, k, v, L, S, d, dv, scale, add) {
+  const P = new F64(L * S);
+  const A = new F64(L * dv);
+  const s = new F64(S);
   for (let i = 0; i < L; i++) {
     // 2. scores of query i against every key, scaled, plus masks
     for (let j = 0; j < S; j++) {
       let dot = 0;
       for (let c = 0; c < d; c++) dot += q[i * d + c] * k[j * d + c];
-      s[j] = dot * scale + maskAt(i, j);
+      s[j] = dot * scale + add[i * S + j];
     }
     // 3a. row maximum (start at −∞); a row that stays at −∞ is fully masked
-    let m = -Infinity;
+    let m = NEG_INF;
     for (let j = 0; j < S; j++) if (s[j] > m) m = s[j];
-    if (m === -Infinity) continue; // P row and A row stay zero
+    if (m === NEG_INF) continue; // P row and A row stay zero
     // 3b. exponentials and their sum, 3c. normalise
     let sum = 0;
     for (let j = 0; j < S; j++) {
-      const e = Math.exp(s[j] - m);
+      const e = exp(s[j] - m);
       P[i * S + j] = e;
       sum += e;
     }
@@ -109,7 +136,7 @@ function selfAttention(args) {
   const D = args.dModel;
   const dK = args.wq.length / D;
   const dV = args.wv.length / D;
-  const scale = args.scale ?? 1 / Math.sqrt(dK);
+  const scale = args.scale ?? 1 / sqrt(dK);
   const needWeights = args.needWeights ?? true;
   const isCausal = args.isCausal ?? false;
   const mask = args.attnMask ?? null;
@@ -119,21 +146,19 @@ function selfAttention(args) {
   const K = linear(args.x, batch * L, D, args.wk, dK, args.bk);
   const V = linear(args.x, batch * L, D, args.wv, dV, args.bv);
 
-  const maskAt = (i, j) => {
-    let add = 0;
-    if (isCausal && j > i) add = -Infinity;
-    if (mask) add += maskValue(mask, i * L + j);
-    return add;
-  };
+  // the additive mask, shared by every batch element
+  const add = new F64(L * L);
+  if (isCausal) addCausal(add, L, L);
+  if (mask) addMask(add, mask, 0, L, L, false);
 
-  const output = new Float64Array(batch * L * dV);
-  const weights = needWeights ? new Float64Array(batch * L * L) : null;
+  const output = new F64(batch * L * dV);
+  const weights = needWeights ? new F64(batch * L * L) : null;
   for (let b = 0; b < batch; b++) {
     const q = slice(Q, b * L, L, dK, 0, dK);
     const k = slice(K, b * L, L, dK, 0, dK);
     const v = slice(V, b * L, L, dV, 0, dV);
     // 2–4. scores, softmax, weighted sum
-    const { P, A } = attendOneHead(q, k, v, L, L, dK, dV, scale, maskAt);
+    const { P, A } = attendOneHead(q, k, v, L, L, dK, dV, scale, add);
     output.set(A, b * L * dV);
     if (weights) weights.set(P, b * L * L);
   }
@@ -154,7 +179,7 @@ function multiHeadAttention(args) {
   const value = args.value ?? key;
   const L = args.tgtLen ?? query.length / (batch * E);
   const S = args.srcLen ?? key.length / (batch * kdim);
-  const scale = args.scale ?? 1 / Math.sqrt(hd);
+  const scale = args.scale ?? 1 / sqrt(hd);
   const needWeights = args.needWeights ?? true;
   const average = args.averageAttnWeights ?? true;
   const isCausal = args.isCausal ?? false;
@@ -188,28 +213,21 @@ function multiHeadAttention(args) {
   // a 3-D attnMask holds one [L, S] slice per (b, h), at b·H + h
   const mask3d = attnMask && attnMask.length === batch * H * L * S && batch * H > 1;
 
-  const concat = new Float64Array(batch * L * E); // heads' results side by side
-  const weights = needWeights
-    ? new Float64Array(average ? batch * L * S : batch * H * L * S)
-    : null;
+  const concat = new F64(batch * L * E); // heads' results side by side
+  const weights = needWeights ? new F64(average ? batch * L * S : batch * H * L * S) : null;
 
   for (let b = 0; b < batch; b++) {
     for (let h = 0; h < H; h++) {
-      const maskAt = (i, j) => {
-        let add = 0;
-        if (isCausal && j > i) add = -Infinity; // top-left aligned when L ≠ S
-        if (attnMask) {
-          const idx = mask3d ? ((b * H + h) * L + i) * S + j : i * S + j;
-          add += maskValue(attnMask, idx);
-        }
-        if (kpm) add += maskValue(kpm, b * S + j);
-        return add;
-      };
+      // every additive mask of this (b, h): causal (top-left aligned when L ≠ S), attnMask, padding
+      const add = new F64(L * S);
+      if (isCausal) addCausal(add, L, S);
+      if (attnMask) addMask(add, attnMask, mask3d ? (b * H + h) * L * S : 0, L, S, false);
+      if (kpm) addMask(add, kpm, b * S, L, S, true);
       const q = slice(Q, b * L, L, E, h * hd, hd);
       const k = slice(K, b * S, S, E, h * hd, hd);
       const v = slice(V, b * S, S, E, h * hd, hd);
       // 2–4. scores, softmax, weighted sum for this head
-      const { P, A } = attendOneHead(q, k, v, L, S, hd, hd, scale, maskAt);
+      const { P, A } = attendOneHead(q, k, v, L, S, hd, hd, scale, add);
       for (let i = 0; i < L; i++) {
         for (let c = 0; c < hd; c++) concat[(b * L + i) * E + h * hd + c] = A[i * hd + c];
       }
@@ -235,8 +253,8 @@ function mulberry32(seed) {
   return function next() {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    t = imul(t ^ (t >>> 15), t | 1);
+    t ^= t + imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
@@ -255,7 +273,7 @@ function formatIndex(index, dims) {
   let rest = index;
   for (let d = dims.length - 1; d >= 0; d--) {
     parts.unshift(rest % dims[d]);
-    rest = Math.floor(rest / dims[d]);
+    rest = floor(rest / dims[d]);
   }
   return `${index} = [${parts.join(', ')}] of [${dims.join(', ')}]`;
 }
@@ -276,13 +294,13 @@ function expectClose(got, ref, label, dims = null, atol = 1e-4, rtol = 1e-4) {
   for (let i = 0; i < ref.length; i++) {
     const g = got[i], r = ref[i];
     let ok;
-    if (Number.isNaN(r)) ok = Number.isNaN(g);
+    if (isNaNNumber(r)) ok = isNaNNumber(g);
     else if (g === r) ok = true;
-    else ok = Math.abs(g - r) <= atol + rtol * Math.abs(r);
+    else ok = abs(g - r) <= atol + rtol * abs(r);
     if (!ok) {
       if (first < 0) first = i;
       bad++;
-      const err = Math.abs(g - r);
+      const err = abs(g - r);
       if (!(err <= worst)) worst = err;
     }
   }
@@ -300,6 +318,8 @@ module.exports = {
   multiHeadAttention,
   linear,
   attendOneHead,
+  addMask,
+  addCausal,
   mulberry32,
   randomArray,
   expectClose,
