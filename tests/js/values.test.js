@@ -219,12 +219,66 @@ describe('realistic sizes', () => {
       seed: 52, batch: 2, tgtLen: 64, embedDim: 512, numHeads: 8, bias: true, outBias: true, averageAttnWeights: false,
     }],
     ['cross 4 → 64 tokens, 512, 8 heads', { seed: 53, tgtLen: 4, srcLen: 64, embedDim: 512, numHeads: 8, outBias: true }],
+    ['long: 130 → 257 tokens, 64, 2 heads, masks', {
+      seed: 56, tgtLen: 130, srcLen: 257, embedDim: 64, numHeads: 2, bias: true, outBias: true,
+      attnMask: 'float2d', keyPaddingMask: 'bool', isCausal: true,
+    }],
+    ['long: 2 × 300 tokens, 96, 3 heads, per-head weights', {
+      seed: 57, batch: 2, tgtLen: 300, embedDim: 96, numHeads: 3, outBias: true, averageAttnWeights: false,
+    }],
   ])('multiHeadAttention %s', (_, o) => runMHA(o));
 
   test.each([
     ['我愛AI: 4 tokens × 512 → 64', { seed: 54, seqLen: 4, dModel: 512, dK: 64, dV: 64, bias: true }],
     ['64 tokens × 512 → 64, causal', { seed: 55, seqLen: 64, dModel: 512, dK: 64, dV: 64, isCausal: true }],
+    ['long: 257 tokens × 32 → 16 / 24, bool mask', { seed: 58, seqLen: 257, dModel: 32, dK: 16, dV: 24, mask: 'bool', bias: true }],
   ])('selfAttention %s', (_, o) => runSA(o));
+});
+
+// ------------------------------------------------------------------ random combinations
+
+describe('random combinations of every argument (fixed seeds)', () => {
+  const choose = (rng, xs) => xs[Math.floor(rng() * xs.length)];
+  const maybe = (rng, p = 0.5) => rng() < p;
+
+  const mhaCases = [];
+  for (let n = 0; n < 120; n++) {
+    const rng = ref.mulberry32(5000 + n);
+    const numHeads = choose(rng, [1, 2, 3, 4, 8]);
+    const o = { seed: 6000 + n, batch: choose(rng, [1, 2, 3]), tgtLen: choose(rng, SIZES),
+      embedDim: choose(rng, [1, 3, 4, 5, 8, 9, 16, 17]) * numHeads, numHeads };
+    if (maybe(rng)) o.srcLen = choose(rng, SIZES);
+    if (maybe(rng, 0.3)) o.kdim = choose(rng, SIZES);
+    if (maybe(rng, 0.3)) o.vdim = choose(rng, SIZES);
+    if (maybe(rng, 0.2)) o.separate = true;
+    if (maybe(rng)) o.bias = true;
+    if (maybe(rng)) o.outBias = true;
+    if (maybe(rng, 0.6)) o.attnMask = choose(rng, ['bool2d', 'float2d', 'bool3d', 'float3d']);
+    if (maybe(rng)) o.keyPaddingMask = choose(rng, ['bool', 'float']);
+    if (maybe(rng, 0.4)) o.isCausal = true;
+    if (maybe(rng, 0.2)) o.scale = Math.round(rng() * 300) / 100;
+    if (maybe(rng, 0.2)) o.needWeights = false;
+    if (maybe(rng, 0.3)) o.averageAttnWeights = false;
+    if (maybe(rng, 0.1)) o.passLens = true;
+    if (maybe(rng, 0.15)) o.paddedBatches = [0];
+    mhaCases.push(o);
+  }
+  test.each(mhaCases.map((o) => [caseName(o), o]))('multiHeadAttention %s', (_, o) => runMHA(o));
+
+  const saCases = [];
+  for (let n = 0; n < 60; n++) {
+    const rng = ref.mulberry32(7000 + n);
+    const o = { seed: 8000 + n, batch: choose(rng, [1, 2, 3]), seqLen: choose(rng, SIZES), dModel: choose(rng, SIZES),
+      dK: choose(rng, SIZES), dV: choose(rng, SIZES) };
+    if (maybe(rng)) o.bias = true;
+    if (maybe(rng, 0.6)) o.mask = choose(rng, ['bool', 'float']);
+    if (maybe(rng, 0.4)) o.isCausal = true;
+    if (maybe(rng, 0.2)) o.scale = Math.round(rng() * 300) / 100;
+    if (maybe(rng, 0.2)) o.needWeights = false;
+    if (maybe(rng, 0.15)) o.maskedRows = [0];
+    saCases.push(o);
+  }
+  test.each(saCases.map((o) => [caseName(o), o]))('selfAttention %s', (_, o) => runSA(o));
 });
 
 // ------------------------------------------------------------------ input and output types
@@ -386,6 +440,7 @@ describe('threads', () => {
     sameBytes(b.output, a.output, `${label} output`);
     if (a.weights) sameBytes(b.weights, a.weights, `${label} weights`);
     else expect(b.weights).toBeNull();
+    checkResult(b, ref.multiHeadAttention(args), mhaDims(args), `${label} (threads auto) vs reference`);
   });
 
   test.each([
@@ -397,5 +452,6 @@ describe('threads', () => {
     const b = attnAuto.selfAttention(args);
     sameBytes(b.output, a.output, `${label} output`);
     sameBytes(b.weights, a.weights, `${label} weights`);
+    checkResult(b, ref.selfAttention(args), saDims(args), `${label} (threads auto) vs reference`);
   });
 });
