@@ -4,9 +4,13 @@
 export function describe(value) {
   if (value === null) return 'null';
   if (Array.isArray(value)) return `an Array of length ${value.length}`;
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of length ${value.length}`;
+  if (ArrayBuffer.isView(value)) {
+    const name = value.constructor.name;
+    return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name} of length ${value.length}`;
+  }
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value)}`;
   if (typeof value === 'object') return 'an object';
+  if (value === undefined) return 'nothing (undefined)';
   return `${typeof value} ${String(value)}`;
 }
 
@@ -85,7 +89,9 @@ export class Checker {
 
   length(name, tensor, expected, formula) {
     if (tensor !== null && tensor.length !== expected) {
-      throw this.rangeError(name, `of length ${formula} = ${expected}`, `length ${tensor.length}`);
+      // formula reads like "batch·seqLen·dModel = 2·4·8"; a bare name ("embedDim = 8") adds no step.
+      const full = formula.includes('·') ? `${formula} = ${expected}` : formula;
+      throw this.rangeError(name, `of length ${full}`, `length ${tensor.length}`);
     }
   }
 
@@ -107,7 +113,7 @@ export class Checker {
     if (given !== undefined) {
       const size = this.size(name);
       if (size * per !== length) {
-        throw this.rangeError(tensorName, `of length ${name}·${perFormula} = ${size}·${per} = ${size * per}`, `length ${length}`);
+        throw this.rangeError(tensorName, `of length ${name}·${perFormula.split(' = ')[0]} = ${size * per} (${name} = ${size})`, `length ${length}`);
       }
       return size;
     }

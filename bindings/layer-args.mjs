@@ -16,14 +16,14 @@ export function selfLayer(c) {
   const wq = c.tensor('wq');
   const wk = c.tensor('wk');
   const wv = c.tensor('wv');
-  const width = (name, t) => {
+  const width = (name, t, dim) => {
     if (t.length === 0 || t.length % dModel !== 0) {
-      throw c.rangeError(name, `of length dK·dModel, a positive multiple of dModel = ${dModel}`, `length ${t.length}`);
+      throw c.rangeError(name, `of length ${dim}·dModel, a positive multiple of dModel = ${dModel}`, `length ${t.length}`);
     }
     return t.length / dModel;
   };
-  const dk = width('wq', wq);
-  const dv = width('wv', wv);
+  const dk = width('wq', wq, 'dK');
+  const dv = width('wv', wv, 'dV');
   c.length('wk', wk, dk * dModel, `dK·dModel = ${dk}·${dModel}`);
   const bq = c.tensor('bq', { required: false });
   const bk = c.tensor('bk', { required: false });

@@ -4,7 +4,7 @@
 //   wasm-attention.mjs    the same glue as an ES module (browsers, workers, bundlers)
 //   *.mjs                 the API sources; create.cjs is them bundled for CommonJS by esbuild
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync as writeAlways } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +13,15 @@ const dist = join(root, 'dist');
 const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 mkdirSync(dist, { recursive: true });
+
+// Writes only what changed: a test that packs the package (prepack runs this) must not rewrite
+// files another test process is loading at that moment.
+function writeFileSync(path, content) {
+  const bytes = Buffer.from(content);
+  if (existsSync(path) && readFileSync(path).equals(bytes)) return;
+  writeAlways(path, bytes);
+}
+const copyFileSync = (from, to) => writeFileSync(to, readFileSync(from));
 
 // Two builds: single-threaded, and pthreads (with its worker script) for threads > 1.
 for (const name of ['wasm-attention', 'wasm-attention-mt']) {

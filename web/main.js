@@ -1,6 +1,7 @@
 // Wiring of the demo page: controls → inputs → engine → views.
-// All attention arithmetic happens in the WebAssembly engine; this file only prepares
-// inputs (tokens, embeddings, weights), calls the package API and hands numbers to the views.
+// All attention arithmetic happens in the WebAssembly engine, which runs in a Web Worker
+// (engine-worker.js, reached through engine.js); this file only prepares inputs (tokens,
+// embeddings, weights), sends them to the worker and hands the numbers it returns to the views.
 import { tokenize } from './tokenize.js';
 import { embed } from './embeddings.js';
 import { multiHeadWeights, selfAttentionWeights } from './weights.js';
@@ -9,8 +10,10 @@ import { drawBars } from './bars.js';
 import { viridis } from './colormap.js';
 import { renderSteps } from './steps.js';
 import { buildExport, downloadJSON, downloadPNG } from './export.js';
+import { startEngine } from './engine.js';
 
-// The package, as a static host of the package folder serves it (web/ next to dist/).
+// The package, as a static host of the package folder serves it (web/ next to dist/);
+// engine-worker.js imports it from there.
 const ENGINE_URL = '../dist/index.mjs';
 const LIMITS = { dModel: 1024, heads: 64, tokens: 128 };
 const DEBOUNCE_MS = 150;
@@ -19,8 +22,12 @@ const $ = (id) => document.getElementById(id);
 const form = $('controls');
 
 const state = {
-  attn: null,
+  engine: null, // { info, note, run(groups) } of engine.js
   run: null, // the last computation that produced weights
+  generation: 0, // bumped by every compute(); only the newest one's reply is shown
+  busy: false, // a request is with the worker
+  wanted: null, // the newest request not yet sent (at most one waits)
+  idle: [], // resolvers of demo.settled()
   selection: { query: 0, bars: 'self', source: 'self' },
   weightCache: new Map(),
   maps: new WeakMap(), // canvas → { layout, matrix, n, label, key }
@@ -34,6 +41,11 @@ const demo = {
   info: null,
   last: null,
   recompute: () => compute(),
+  /** Resolves once no request is with the worker or waiting for it. */
+  settled: () => new Promise((resolve) => {
+    if (!state.busy && !state.wanted) resolve();
+    else state.idle.push(resolve);
+  }),
   serialize: () => serialize(demo.last),
   serializeArgs: () => serialize(demo.last?.args ?? null),
 };
@@ -186,9 +198,14 @@ function schedule(delay = DEBOUNCE_MS) {
   state.timer = setTimeout(compute, delay);
 }
 
+// Every change asks for a new computation; the worker gets at most one request at a time, and
+// of the requests made meanwhile only the newest is sent next. A reply is shown only if no
+// newer compute() happened since its request (a newer result, or a page-level error, stays).
 function compute() {
   clearTimeout(state.timer);
-  if (!state.attn) return;
+  if (!state.engine) return;
+  const generation = ++state.generation;
+  state.wanted = null;
   const t0 = performance.now();
   const s = readSettings();
   const tokens = tokenize(s.text, s.mode);
@@ -198,36 +215,44 @@ function compute() {
     finish(last, null, t0, 0);
     return;
   }
+  last.args = buildArgs(s, tokens);
+  state.wanted = { generation, t0, last };
+  pump();
+}
 
-  const args = buildArgs(s, tokens);
-  last.args = args;
-  const results = { self: null, mhaHeads: null, mhaAverage: null };
-  const errors = [];
-  let engineMs = 0;
-  const timed = (fn) => {
-    const start = performance.now();
-    try {
-      return fn();
-    } finally {
-      engineMs += performance.now() - start;
-    }
-  };
-  try {
-    results.self = timed(() => state.attn.selfAttention(args.self));
-  } catch (e) {
-    errors.push(describe('Self-attention', e));
+function pump() {
+  if (state.busy) return;
+  const job = state.wanted;
+  if (!job) {
+    for (const resolve of state.idle.splice(0)) resolve();
+    return;
   }
-  try {
-    results.mhaHeads = timed(() => state.attn.multiHeadAttention(args.mhaHeads));
-    results.mhaAverage = timed(() => state.attn.multiHeadAttention(args.mhaAverage));
-  } catch (e) {
-    errors.push(describe('Multi-head attention', e));
-    results.mhaHeads = null;
-    results.mhaAverage = null;
-  }
-  last.results = results;
-  last.errors = errors;
-  finish(last, results, t0, engineMs);
+  state.wanted = null;
+  state.busy = true;
+  const { args } = job.last;
+  const groups = [
+    { label: 'Self-attention', calls: [{ key: 'self', method: 'selfAttention', args: args.self }] },
+    { label: 'Multi-head attention', calls: [
+      { key: 'mhaHeads', method: 'multiHeadAttention', args: args.mhaHeads },
+      { key: 'mhaAverage', method: 'multiHeadAttention', args: args.mhaAverage },
+    ] },
+  ];
+  state.engine.run(groups).then(
+    (reply) => {
+      if (job.generation !== state.generation) return; // stale: a newer compute() happened
+      job.last.results = { self: reply.results.self, mhaHeads: reply.results.mhaHeads, mhaAverage: reply.results.mhaAverage };
+      job.last.errors = reply.errors.map(({ label, error }) => describe(label, error));
+      finish(job.last, job.last.results, job.t0, reply.engineMs);
+    },
+    (e) => {
+      if (job.generation !== state.generation) return;
+      job.last.errors = [describe('The engine', e)];
+      finish(job.last, null, job.t0, 0);
+    },
+  ).finally(() => {
+    state.busy = false;
+    pump();
+  });
 }
 
 function finish(last, results, t0, engineMs) {
@@ -237,7 +262,7 @@ function finish(last, results, t0, engineMs) {
   showErrors(last.errors);
   const totalMs = performance.now() - t0;
   last.timing = { engineMs, totalMs };
-  if (results) showEngine(state.attn.info, state.note, last.timing);
+  if (results) showEngine(state.engine.info, state.engine.note, last.timing);
   demo.last = last;
   demo.computeCount += 1;
   document.body.dataset.computeCount = String(demo.computeCount);
@@ -547,7 +572,7 @@ function bind() {
     downloadJSON(buildExport({
       tokens: run.tokens,
       settings: run.settings,
-      engine: state.attn.info,
+      engine: state.engine.info,
       selfWeights: run.results.self?.weights ?? null,
       headWeights: run.results.mhaHeads?.weights ?? null,
       averageWeights: run.results.mhaAverage?.weights ?? null,
@@ -568,35 +593,29 @@ function bind() {
 
 // ---------- start ----------
 
-async function loadEngine() {
-  const { createAttention } = await import(ENGINE_URL);
+function requestedThreads() {
   const requested = new URLSearchParams(location.search).get('threads');
-  const threads = requested === null ? 'auto' : requested === 'auto' ? 'auto' : Number(requested);
-  try {
-    return { attn: await createAttention({ threads }), note: '' };
-  } catch (e) {
-    if (threads === 1) throw e;
-    // A threaded build that cannot start here (e.g. no SharedArrayBuffer) must not hide the demo.
-    return { attn: await createAttention({ threads: 1 }), note: `threads: ${threads} failed (${e.message}); using 1` };
-  }
+  if (requested === null || requested === 'auto') return 'auto';
+  const n = Number(requested);
+  return Number.isInteger(n) && n >= 1 ? n : 'auto';
 }
 
 async function start() {
   bind();
   try {
-    const { attn, note } = await loadEngine();
-    state.attn = attn;
-    state.note = note;
-    demo.info = attn.info;
-    showEngine(attn.info, note, null);
+    const engine = await startEngine({ threads: requestedThreads() });
+    state.engine = engine;
+    demo.info = engine.info;
+    showEngine(engine.info, engine.note, null);
   } catch (e) {
     $('engine').textContent = 'Engine not loaded.';
-    showErrors([`Could not load the WebAssembly engine from ${ENGINE_URL} — ${e && e.message ? e.message : e}. ` +
+    showErrors([`Could not load the WebAssembly engine from ${ENGINE_URL} in a Web Worker — ${e && e.name ? `${e.name}: ` : ''}${e && e.message ? e.message : e}. ` +
       'Build it with `npm run build` and serve the package folder (`npm start`).']);
     document.body.dataset.state = 'no-engine';
     return;
   }
   compute();
+  await demo.settled();
   demo.ready = true;
   document.body.dataset.state = 'ready';
 }

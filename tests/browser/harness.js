@@ -79,11 +79,15 @@ async function launchBrowser({ viewport = { width: 1280, height: 900 } } = {}) {
   return { context, page, close };
 }
 
-/** Records console errors, page errors and failed requests of a page. */
+/**
+ * Records console errors and warnings, page errors and failed requests of a page. Playwright
+ * reports the console and uncaught errors of the page's workers (nested ones too) as the page's.
+ */
 function watchProblems(page) {
   const problems = [];
   page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()} (${msg.location().url || 'no url'})`);
+    const type = msg.type();
+    if (type === 'error' || type === 'warning') problems.push(`console.${type === 'warning' ? 'warn' : 'error'}: ${msg.text()} (${msg.location().url || 'no url'})`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
