@@ -24,15 +24,6 @@ constexpr std::size_t kProjRows = 64;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-// Splits [0, rows) into chunks of `chunk` rows and runs them on the pool.
-template <class Fn>
-void parallel_rows(std::size_t rows, std::size_t chunk, Fn&& fn) {
-  parallel_for(ceil_div(rows, chunk), [&](std::size_t t) {
-    const std::size_t begin = t * chunk;
-    fn(begin, std::min(rows, begin + chunk));
-  });
-}
-
 Status pack_projection(Layer::Projection& p, const float* w, const float* b, std::size_t heads,
                        std::size_t width, std::size_t in) {
   p.width = width;
@@ -45,14 +36,10 @@ Status pack_projection(Layer::Projection& p, const float* w, const float* b, std
   return Status::ok;
 }
 
-// out[rows, width] = x[rows, in] · W_hᵀ + b_h for head h, split over the pool.
-void project(const Layer::Projection& p, std::size_t h, const float* x, std::size_t rows, float* out,
-             std::size_t ldo) {
-  const float* packed = p.packed.get() + h * p.head_stride;
-  const float* bias = p.bias.get() + h * p.width;
-  parallel_rows(rows, kProjRows, [&](std::size_t r0, std::size_t r1) {
-    gemm_packed(r1 - r0, p.width, p.in, x + r0 * p.in, p.in, packed, p.in, bias, out + r0 * ldo, ldo);
-  });
+// out[rows, width] = x[rows, in] · W_hᵀ + b_h for head h.
+void project_rows(const Layer::Projection& p, std::size_t h, const float* x, std::size_t rows, float* out) {
+  gemm_packed(rows, p.width, p.in, x, p.in, p.packed.get() + h * p.head_stride, p.in, p.bias.get() + h * p.width,
+              out, p.width);
 }
 
 bool is_masked(const Mask& m, std::size_t index) {
@@ -75,11 +62,14 @@ void scale_and_mask(float* row, std::size_t n, float scale, const Mask& attn, st
       row[j] = is_masked(padding, padding_offset + j) ? -INFINITY : row[j] + additive(padding, padding_offset + j);
 }
 
-struct HeadScratch {
-  FloatBuffer q, k, v, packed_k, packed_v;
-};
-
 }  // namespace
+
+// Per-head working memory, reused by every head and batch: linear in the sequence lengths.
+struct Scratch {
+  FloatBuffer q, k, v, packed_k, packed_v;
+  FloatBuffer scores;    // per worker: kRowBlock rows of src_len scores
+  FloatBuffer out_rows;  // per worker: kProjRows rows of the output projection
+};
 
 Status Layer::init(const LayerConfig& c, const LayerWeights& w) {
   if (c.q_in == 0 || c.k_in == 0 || c.v_in == 0 || c.num_heads == 0 || c.head_dim_qk == 0 ||
@@ -94,6 +84,116 @@ Status Layer::init(const LayerConfig& c, const LayerWeights& w) {
   return s;
 }
 
+// 1. Project one head's Q, K, V and pack K and V as GEMM panels, in one parallel pass: row chunks
+//    of Q, K and V are independent tasks, and each K or V chunk is packed by the task that made it.
+void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s) const {
+  const LayerConfig& c = config_;
+  const std::size_t L = a.tgt_len, S = a.src_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads;
+  const std::size_t q_tasks = ceil_div(L, kProjRows), kv_tasks = ceil_div(S, kProjRows);
+  Intermediates* in = a.intermediates;
+  parallel_for(q_tasks + 2 * kv_tasks, [&](std::size_t task, std::size_t) {
+    if (task < q_tasks) {
+      const std::size_t r0 = task * kProjRows, rows = std::min(L, r0 + kProjRows) - r0;
+      float* q = s.q.get() + r0 * dk;
+      project_rows(q_, h, a.query + (b * L + r0) * c.q_in, rows, q);
+      for (std::size_t i = 0; in && in->q && i < rows; ++i)
+        std::memcpy(in->q + (b * L + r0 + i) * H * dk + h * dk, q + i * dk, dk * sizeof(float));
+      // Scaling Q (L·dk products) instead of the scores (L·S) saves a pass over every score row,
+      // as PyTorch does. The teaching copy wants raw Q·Kᵀ, so then the scores are scaled instead.
+      if (!in)
+        for (std::size_t k = 0; k < rows * dk; ++k) q[k] *= a.scale;
+      return;
+    }
+    const bool is_key = task < q_tasks + kv_tasks;
+    const std::size_t r0 = (task - q_tasks - (is_key ? 0 : kv_tasks)) * kProjRows;
+    const std::size_t rows = std::min(S, r0 + kProjRows) - r0;
+    if (is_key) {
+      float* k = s.k.get() + r0 * dk;
+      project_rows(k_, h, a.key + (b * S + r0) * c.k_in, rows, k);
+      pack_transposed(k, rows, dk, dk, s.packed_k.get() + r0 * dk);  // r0 is a multiple of 16
+      for (std::size_t j = 0; in && in->k && j < rows; ++j)
+        std::memcpy(in->k + (b * S + r0 + j) * H * dk + h * dk, k + j * dk, dk * sizeof(float));
+    } else {
+      float* v = s.v.get() + r0 * dv;
+      project_rows(v_, h, a.value + (b * S + r0) * c.v_in, rows, v);
+      pack_rows(v, rows, dv, dv, s.packed_v.get() + r0 * kPanelWidth, S);
+      for (std::size_t j = 0; in && in->v && j < rows; ++j)
+        std::memcpy(in->v + (b * S + r0 + j) * H * dv + h * dv, v + j * dv, dv * sizeof(float));
+    }
+  });
+}
+
+// 2. Per block of query rows: scores → scale, mask → softmax → weights → P·V into attn_out.
+void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const {
+  const LayerConfig& c = config_;
+  const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
+  const std::size_t width_v = H * dv;
+  const float score_scale = a.intermediates ? a.scale : 1.0f;  // else folded into Q
+  Intermediates* in = a.intermediates;
+  parallel_for(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
+    float* block_scores = s.scores.get() + worker * kRowBlock * S;
+    const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
+    // Keys past the block's last query are all masked under causality: skip them.
+    const std::size_t keys = a.is_causal ? std::min(S, i1) : S;
+    gemm_packed(rows, keys, dk, s.q.get() + i0 * dk, dk, s.packed_k.get(), dk, nullptr, block_scores, S);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t i = i0 + r;
+      float* row = block_scores + r * S;
+      const std::size_t head_row = (b * H + h) * L + i;
+      if (in && in->scores) {
+        float* dst = in->scores + head_row * S;
+        std::memcpy(dst, row, keys * sizeof(float));
+        // Skipped causal keys were never multiplied; the teaching copy shows their product.
+        for (std::size_t j = keys; j < S; ++j) {
+          float dot = 0.0f;
+          for (std::size_t d = 0; d < dk; ++d) dot += s.q.get()[i * dk + d] * s.k.get()[j * dk + d];
+          dst[j] = dot;
+        }
+      }
+      const std::size_t attn_offset = (a.attn_mask.per_head ? (b * H + h) * L + i : i) * S;
+      scale_and_mask(row, keys, score_scale, a.attn_mask, attn_offset, a.key_padding_mask, b * S);
+      if (a.is_causal)
+        for (std::size_t j = i + 1; j < keys; ++j) row[j] = -INFINITY;
+      if (in && in->scaled_scores) {
+        float* dst = in->scaled_scores + head_row * S;
+        std::memcpy(dst, row, keys * sizeof(float));
+        std::fill(dst + keys, dst + S, -INFINITY);
+      }
+      softmax_row(row, keys);
+      if (a.weights) store_weights(a, b, h, i, row, keys);
+    }
+    gemm_packed(rows, dv, keys, block_scores, S, s.packed_v.get(), S, nullptr, attn_out + i0 * width_v + h * dv,
+                width_v);
+  });
+}
+
+// Head h's softmax row for query i into the weights: per head, or summed into the head average.
+void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
+                          std::size_t keys) const {
+  const std::size_t H = config_.num_heads, L = a.tgt_len, S = a.src_len;
+  const bool average = a.average_weights && H > 1;
+  float* dst = a.weights + (average ? b * L + i : (b * H + h) * L + i) * S;
+  if (!average || h == 0) {
+    std::memcpy(dst, row, keys * sizeof(float));
+    std::fill(dst + keys, dst + S, 0.0f);
+  } else {
+    for (std::size_t j = 0; j < keys; ++j) dst[j] += row[j];
+  }
+  if (average && h == H - 1)
+    for (std::size_t j = 0; j < S; ++j) dst[j] /= static_cast<float>(H);
+}
+
+// 3. Output projection in place: each row chunk is read before it is overwritten.
+void Layer::project_output(std::size_t rows_total, Scratch& s, float* rows_inout) const {
+  const std::size_t width = o_.width;
+  parallel_for(ceil_div(rows_total, kProjRows), [&](std::size_t t, std::size_t worker) {
+    float* tmp = s.out_rows.get() + worker * kProjRows * width;
+    const std::size_t r0 = t * kProjRows, rows = std::min(rows_total, r0 + kProjRows) - r0;
+    gemm_packed(rows, width, width, rows_inout + r0 * width, width, o_.packed.get(), width, o_.bias.get(), tmp, width);
+    std::memcpy(rows_inout + r0 * width, tmp, rows * width * sizeof(float));
+  });
+}
+
 Status Layer::forward(const ForwardArgs& a) const {
   const LayerConfig& c = config_;
   const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
@@ -101,116 +201,24 @@ Status Layer::forward(const ForwardArgs& a) const {
   if (L == 0 || S == 0 || a.batch == 0 || !a.query || !a.key || !a.value || !a.output || c.q_in == 0)
     return Status::invalid_argument;
 
-  HeadScratch hs;
-  const int threads = thread_count();
-  const std::size_t blocks = ceil_div(L, kRowBlock);
-  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(threads), blocks);
-  FloatBuffer scores;
-  FloatBuffer out_rows;
-  if (!hs.q.allocate(L * dk) || !hs.k.allocate(S * dk) || !hs.v.allocate(S * dv) ||
-      !hs.packed_k.allocate(packed_panel_floats(S, dk)) || !hs.packed_v.allocate(packed_panel_floats(dv, S)) ||
-      !scores.allocate(workers * kRowBlock * S) ||
-      (c.out_projection && !out_rows.allocate(std::min<std::size_t>(threads, ceil_div(L, kProjRows)) * kProjRows * width_v)))
+  const std::size_t workers = static_cast<std::size_t>(thread_count());
+  Scratch s;
+  if (!s.q.allocate(L * dk) || !s.k.allocate(S * dk) || !s.v.allocate(S * dv) ||
+      !s.packed_k.allocate(packed_panel_floats(S, dk)) || !s.packed_v.allocate(packed_panel_floats(dv, S)) ||
+      !s.scores.allocate(workers * kRowBlock * S) ||
+      (c.out_projection && !s.out_rows.allocate(workers * kProjRows * width_v)))
     return Status::out_of_memory;
 
   for (std::size_t b = 0; b < a.batch; ++b) {
-    const float* query = a.query + b * L * c.q_in;
-    const float* key = a.key + b * S * c.k_in;
-    const float* value = a.value + b * S * c.v_in;
     // With an out projection, the heads' results are gathered in `output` and projected in place.
     float* attn_out = a.output + b * L * width_v;
-
     for (std::size_t h = 0; h < H; ++h) {
-      // 1. Project this head's Q, K, V; pack K and V as GEMM panels.
-      project(q_, h, query, L, hs.q.get(), dk);
-      // Scaling Q (L·dk products) instead of the scores (L·S) saves a pass over every score row,
-      // as PyTorch does. The teaching copy wants raw Q·Kᵀ, so it scales the scores instead.
-      const float score_scale = a.intermediates ? a.scale : 1.0f;
-      if (!a.intermediates)
-        for (std::size_t k = 0; k < L * dk; ++k) hs.q.get()[k] *= a.scale;
-      project(k_, h, key, S, hs.k.get(), dk);
-      project(v_, h, value, S, hs.v.get(), dv);
-      parallel_rows(S, 256, [&](std::size_t r0, std::size_t r1) {
-        pack_transposed(hs.k.get() + r0 * dk, r1 - r0, dk, dk, hs.packed_k.get() + r0 * dk);
-      });
-      pack_rows(hs.v.get(), S, dv, dv, hs.packed_v.get());
-      if (Intermediates* in = a.intermediates) {
-        for (std::size_t i = 0; i < L && in->q; ++i)
-          std::memcpy(in->q + (b * L + i) * H * dk + h * dk, hs.q.get() + i * dk, dk * sizeof(float));
-        for (std::size_t j = 0; j < S && in->k; ++j)
-          std::memcpy(in->k + (b * S + j) * H * dk + h * dk, hs.k.get() + j * dk, dk * sizeof(float));
-        for (std::size_t j = 0; j < S && in->v; ++j)
-          std::memcpy(in->v + (b * S + j) * width_v + h * dv, hs.v.get() + j * dv, dv * sizeof(float));
-      }
-
-      // 2. Per block of query rows: scores → scale, mask → softmax → weights → P·V.
-      parallel_for(workers, [&](std::size_t worker) {
-        float* block_scores = scores.get() + worker * kRowBlock * S;
-        for (std::size_t blk = worker; blk < blocks; blk += workers) {
-          const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
-          // Keys past the block's last query are all masked under causality: skip them.
-          const std::size_t keys = a.is_causal ? std::min(S, i1) : S;
-          gemm_packed(rows, keys, dk, hs.q.get() + i0 * dk, dk, hs.packed_k.get(), dk, nullptr, block_scores, S);
-          for (std::size_t r = 0; r < rows; ++r) {
-            const std::size_t i = i0 + r;
-            float* row = block_scores + r * S;
-            const std::size_t head_row = (b * H + h) * L + i;
-            if (a.intermediates && a.intermediates->scores) {
-              float* dst = a.intermediates->scores + head_row * S;
-              std::memcpy(dst, row, keys * sizeof(float));
-              // Skipped causal keys were never multiplied; the teaching copy shows their product.
-              for (std::size_t j = keys; j < S; ++j) {
-                float dot = 0.0f;
-                for (std::size_t d = 0; d < dk; ++d) dot += hs.q.get()[i * dk + d] * hs.k.get()[j * dk + d];
-                dst[j] = dot;
-              }
-            }
-            const std::size_t attn_offset = (a.attn_mask.per_head ? (b * H + h) * L + i : i) * S;
-            scale_and_mask(row, keys, score_scale, a.attn_mask, attn_offset, a.key_padding_mask, b * S);
-            if (a.is_causal)
-              for (std::size_t j = i + 1; j < keys; ++j) row[j] = -INFINITY;
-            if (a.intermediates && a.intermediates->scaled_scores) {
-              float* dst = a.intermediates->scaled_scores + head_row * S;
-              std::memcpy(dst, row, keys * sizeof(float));
-              for (std::size_t j = keys; j < S; ++j) dst[j] = -INFINITY;
-            }
-            softmax_row(row, keys);
-            if (a.weights) {
-              const bool average = a.average_weights && H > 1;
-              float* dst = a.weights + (average ? b * L + i : head_row) * S;
-              if (!average || h == 0) {
-                std::memcpy(dst, row, keys * sizeof(float));
-                std::fill(dst + keys, dst + S, 0.0f);
-              } else {
-                for (std::size_t j = 0; j < keys; ++j) dst[j] += row[j];
-              }
-              if (average && h == H - 1)
-                for (std::size_t j = 0; j < S; ++j) dst[j] /= static_cast<float>(H);
-            }
-          }
-          gemm_packed(rows, dv, keys, block_scores, S, hs.packed_v.get(), S, nullptr,
-                      attn_out + i0 * width_v + h * dv, width_v);
-        }
-      });
+      project_head(a, b, h, s);
+      attend_head(a, b, h, s, attn_out);
     }
-
     if (a.intermediates && a.intermediates->attn_output)
       std::memcpy(a.intermediates->attn_output + b * L * width_v, attn_out, L * width_v * sizeof(float));
-
-    // 3. Output projection, in place: each row block is read before it is overwritten.
-    if (c.out_projection) {
-      const std::size_t tasks = ceil_div(L, kProjRows);
-      const std::size_t proj_workers = std::min<std::size_t>(static_cast<std::size_t>(threads), tasks);
-      parallel_for(proj_workers, [&](std::size_t worker) {
-        float* tmp = out_rows.get() + worker * kProjRows * width_v;
-        for (std::size_t t = worker; t < tasks; t += proj_workers) {
-          const std::size_t r0 = t * kProjRows, rows = std::min(L, r0 + kProjRows) - r0;
-          gemm_packed(rows, width_v, width_v, attn_out + r0 * width_v, width_v, o_.packed.get(), width_v,
-                      o_.bias.get(), tmp, width_v);
-          std::memcpy(attn_out + r0 * width_v, tmp, rows * width_v * sizeof(float));
-        }
-      });
-    }
+    if (c.out_projection) project_output(L, s, attn_out);
   }
   return Status::ok;
 }

@@ -37,7 +37,7 @@ class Pool {
     for (int i = 1; i < threads; ++i) {
       // A worker must know the generation it was born in: reading it once started would miss a
       // job posted in between and leave run() waiting for it forever.
-      workers_.push_back(Worker{this, generation_, {}});
+      workers_.push_back(Worker{this, generation_, workers_.size() + 1, {}});
       if (pthread_create(&workers_.back().thread, nullptr, &Pool::start, &workers_.back()) != 0) {
         workers_.pop_back();
         break;
@@ -47,9 +47,9 @@ class Pool {
     return size();
   }
 
-  void run(std::size_t count, const std::function<void(std::size_t)>& fn) {
+  void run(std::size_t count, const TaskFn& fn) {
     if (workers_.empty() || count <= 1) {
-      for (std::size_t t = 0; t < count; ++t) fn(t);
+      for (std::size_t t = 0; t < count; ++t) fn(t, 0);
       return;
     }
     {
@@ -61,20 +61,21 @@ class Pool {
       ++generation_;
     }
     start_.notify_all();
-    drain(fn, count);
+    drain(fn, count, 0);
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [this] { return busy_ == 0; });
     job_ = nullptr;
   }
 
  private:
-  void drain(const std::function<void(std::size_t)>& fn, std::size_t count) {
-    for (std::size_t t = next_.fetch_add(1); t < count; t = next_.fetch_add(1)) fn(t);
+  void drain(const TaskFn& fn, std::size_t count, std::size_t worker) {
+    for (std::size_t t = next_.fetch_add(1); t < count; t = next_.fetch_add(1)) fn(t, worker);
   }
 
   struct Worker {
     Pool* pool;
     std::size_t born;
+    std::size_t index;
 #ifndef WA_NO_THREADS
     pthread_t thread;
 #endif
@@ -82,13 +83,13 @@ class Pool {
 
   static void* start(void* arg) {
     auto* w = static_cast<Worker*>(arg);
-    w->pool->work_loop(w->born);
+    w->pool->work_loop(w->born, w->index);
     return nullptr;
   }
 
-  void work_loop(std::size_t seen) {
+  void work_loop(std::size_t seen, std::size_t index) {
     for (;;) {
-      const std::function<void(std::size_t)>* job;
+      const TaskFn* job;
       std::size_t count;
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -98,7 +99,7 @@ class Pool {
         job = job_;
         count = count_;
       }
-      drain(*job, count);
+      drain(*job, count, index);
       std::lock_guard<std::mutex> lock(mutex_);
       if (--busy_ == 0) done_.notify_one();
     }
@@ -107,7 +108,7 @@ class Pool {
   std::vector<Worker> workers_;  // reserved up front: threads hold pointers into it
   std::mutex mutex_;
   std::condition_variable start_, done_;
-  const std::function<void(std::size_t)>* job_ = nullptr;
+  const TaskFn* job_ = nullptr;
   std::size_t count_ = 0;
   std::atomic<std::size_t> next_{0};
   std::size_t generation_ = 0;
@@ -122,7 +123,7 @@ Pool& pool() {
 
 }  // namespace
 
-void parallel_for(std::size_t count, const std::function<void(std::size_t)>& fn) { pool().run(count, fn); }
+void parallel_for(std::size_t count, const TaskFn& fn) { pool().run(count, fn); }
 
 int set_thread_count(int threads) { return pool().resize(threads); }
 

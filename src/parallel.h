@@ -7,8 +7,11 @@
 
 namespace wa {
 
-// Runs fn(task) for task in [0, count); returns when all are done. Serial with one thread.
-void parallel_for(std::size_t count, const std::function<void(std::size_t)>& fn);
+// Runs fn(task, worker) for task in [0, count); returns when all are done. Tasks are handed out
+// dynamically; `worker` (0 = the caller, < thread_count()) lets a task use per-thread scratch.
+// Serial with one thread.
+using TaskFn = std::function<void(std::size_t task, std::size_t worker)>;
+void parallel_for(std::size_t count, const TaskFn& fn);
 
 // Threads used by parallel_for, including the caller. Returns the count actually in use
 // (fewer than asked when the platform cannot start more).

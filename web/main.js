@@ -41,6 +41,10 @@ const demo = {
   info: null,
   last: null,
   recompute: () => compute(),
+  /** True while a request is with the engine worker. */
+  get busy() {
+    return state.busy;
+  },
   /** Resolves once no request is with the worker or waiting for it. */
   settled: () => new Promise((resolve) => {
     if (!state.busy && !state.wanted) resolve();
@@ -134,7 +138,7 @@ function showEngine(info, note, timing) {
   if (timing) {
     box.append(' · last computation ',
       el('b', { 'data-testid': 'engine-time', text: `${timing.engineMs.toFixed(1)} ms` }),
-      ` in the engine (${timing.totalMs.toFixed(1)} ms with drawing)`);
+      ` in the engine (${timing.totalMs.toFixed(1)} ms with the trip to its worker and drawing)`);
   }
   if (note) box.append(el('span', { class: 'note', text: ` · ${note}` }));
 }
@@ -593,11 +597,10 @@ function bind() {
 
 // ---------- start ----------
 
+/** ?threads=1 (or another count, or auto, the default); the engine checks the count. */
 function requestedThreads() {
   const requested = new URLSearchParams(location.search).get('threads');
-  if (requested === null || requested === 'auto') return 'auto';
-  const n = Number(requested);
-  return Number.isInteger(n) && n >= 1 ? n : 'auto';
+  return requested === null || requested === 'auto' ? 'auto' : Number(requested);
 }
 
 async function start() {

@@ -36,12 +36,14 @@ inline void pack_transposed(const float* w, std::size_t n, std::size_t k, std::s
   }
 }
 
-// B given as is: k rows of n columns (V of P·V).
-inline void pack_rows(const float* b, std::size_t k, std::size_t n, std::size_t ldb, float* packed) {
+// B given as is: k rows of n columns (V of P·V), written as rows [0, k) of panels that hold
+// packed_k rows each — so row chunks of one B can be packed by different threads.
+inline void pack_rows(const float* b, std::size_t k, std::size_t n, std::size_t ldb, float* packed,
+                      std::size_t packed_k) {
   for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
     const std::size_t cols = n - p0 < kPanelWidth ? n - p0 : kPanelWidth;
     for (std::size_t kk = 0; kk < k; ++kk) {
-      float* dst = packed + (p0 * k) + kk * kPanelWidth;
+      float* dst = packed + (p0 * packed_k) + kk * kPanelWidth;
       std::memcpy(dst, b + kk * ldb + p0, cols * sizeof(float));
       for (std::size_t c = cols; c < kPanelWidth; ++c) dst[c] = 0.0f;
     }

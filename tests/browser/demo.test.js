@@ -115,6 +115,8 @@ test('the server redirects to the page, isolates it, and the page shows the engi
     threads: document.querySelector('[data-testid=engine-threads]').textContent,
     time: document.querySelector('[data-testid=engine-time]')?.textContent,
     info: window.__demo.info,
+    timing: window.__demo.last.timing,
+    hardwareConcurrency: navigator.hardwareConcurrency,
   }));
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   expect(engine.info.version).toBe(attn.info.version);
@@ -122,9 +124,25 @@ test('the server redirects to the page, isolates it, and the page shows the engi
   expect(engine.simd).toBe(engine.info.simd ? 'on' : 'off');
   expect(engine.info.simd).toBe(attn.info.simd);
   expect(Number(engine.threads)).toBe(engine.info.threads);
-  expect(engine.info.threads).toBeGreaterThanOrEqual(1);
+  // Cross-origin isolated, so threads 'auto' loads the pthreads build (in the engine's worker):
+  // as many threads as the browser reports cores, up to the engine's cap of 8.
+  expect(engine.text).toContain('cross-origin isolated: yes');
+  expect(engine.info.threads).toBe(Math.min(engine.hardwareConcurrency, 8));
+  if (engine.hardwareConcurrency >= 2) expect(Number(engine.threads)).toBeGreaterThanOrEqual(2);
   expect(engine.time).toMatch(/^\d+(\.\d+)? ms$/);
+  // The time shown is the engine's own (measured in the worker), a part of the page's total.
+  expect(engine.time).toBe(`${engine.timing.engineMs.toFixed(1)} ms`);
+  expect(engine.timing.engineMs).toBeGreaterThan(0);
+  expect(engine.timing.engineMs).toBeLessThanOrEqual(engine.timing.totalMs);
   expect(await page.locator('[data-testid=error]').isHidden()).toBe(true);
+});
+
+test('the engine lives in a Web Worker: the page itself never loads the package', async () => {
+  // Resource timing is per global: what the worker (and its pool workers) fetch is not listed here.
+  const pageLoaded = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname));
+  expect(pageLoaded).toContain('/web/engine.js');
+  expect(pageLoaded.filter((p) => p.startsWith('/dist/'))).toEqual([]);
+  expect(await page.evaluate(() => Object.keys(window).filter((k) => /^(Module|createAttentionModule|_?attn)$/.test(k)))).toEqual([]);
 });
 
 test('the seed sentence is one token per character, with the issue defaults', async () => {
@@ -253,9 +271,19 @@ test('an invalid setting shows a readable error on the page', async () => {
   const error = page.locator('[data-testid=error]');
   expect(await error.isVisible()).toBe(true);
   const text = await error.textContent();
-  expect(text).toMatch(/Multi-head attention/);
-  expect(text).toMatch(/RangeError/);
-  expect(text).toMatch(/numHeads|embedDim/);
+  // The error crossed from the worker with its class and the engine's own message.
+  const args = revive(await page.evaluate(() => window.__demo.serializeArgs()));
+  let thrown = null;
+  try {
+    attn.multiHeadAttention(args.mhaHeads);
+  } catch (e) {
+    thrown = e;
+  }
+  expect(thrown).toBeInstanceOf(RangeError);
+  expect(thrown.message).toMatch(/numHeads|embedDim/);
+  expect(text).toBe(`Multi-head attention failed — RangeError: ${thrown.message}`);
+  expect(text).toBe('Multi-head attention failed — RangeError: multiHeadAttention: embedDim must be divisible by numHeads = 7, got 512');
+  expect(await page.locator('[data-testid=mha-error]').textContent()).toBe(text);
   expect(await page.locator('[data-testid=mha-error]').isVisible()).toBe(true);
   expect(await page.locator('figure[data-view=head]').count()).toBe(0);
 

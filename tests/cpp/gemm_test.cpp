@@ -46,7 +46,9 @@ TEST(Gemm, PackedRowsWithShorterKAndStridedOutput) {
   const auto b = wa_test::random_vector(packed_k * n, 12);
   wa::FloatBuffer packed;
   ASSERT_TRUE(packed.allocate(wa::packed_panel_floats(n, packed_k)));
-  wa::pack_rows(b.data(), packed_k, n, n, packed.get());
+  // Packed in two row chunks, as threads do.
+  wa::pack_rows(b.data(), 13, n, n, packed.get(), packed_k);
+  wa::pack_rows(b.data() + 13 * n, packed_k - 13, n, n, packed.get() + 13 * wa::kPanelWidth, packed_k);
   std::vector<float> c(m * ldc, -7.0f);
   wa::gemm_packed(m, n, k, a.data(), packed_k, packed.get(), packed_k, nullptr, c.data(), ldc);
   for (std::size_t i = 0; i < m; ++i) {
