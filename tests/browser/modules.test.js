@@ -1,6 +1,7 @@
 // The page's small modules (web/*.js), imported as the browser imports them, in Chromium.
 // Each module's export list is pinned, so a module stays focused (as d3's modules do).
-const { startServer, launchBrowser, watchProblems } = require('./harness');
+const { startServer, launchBrowser, watchProblems, revive, firstMismatch } = require('./harness');
+const { createAttention } = require('wasm-attention');
 
 let server;
 let browser;
@@ -11,7 +12,7 @@ let problems;
 function inPage(fn, arg) {
   return page.evaluate(
     async ([source, a]) => {
-      const names = ['colormap', 'tokenize', 'random', 'embeddings', 'weights', 'heatmap', 'bars', 'steps', 'export'];
+      const names = ['colormap', 'tokenize', 'random', 'embeddings', 'weights', 'heatmap', 'bars', 'steps', 'export', 'engine'];
       const m = {};
       for (const n of names) m[n] = await import(`/web/${n}.js`);
       // eslint-disable-next-line no-new-func
@@ -47,6 +48,7 @@ test('each module exports exactly its documented names', async () => {
     bars: ['drawBars'],
     steps: ['formatNumber', 'renderSteps'],
     export: ['buildExport', 'composePNG', 'downloadJSON', 'downloadPNG', 'toRows'],
+    engine: ['reviveError', 'startEngine'],
   });
 });
 
@@ -246,6 +248,73 @@ test('export: rows of the shown matrices in a JSON document', async () => {
 test('steps: numbers are printed with a real minus sign and infinities', async () => {
   const r = await inPage(({ steps: { formatNumber } }) => [formatNumber(-1.23456), formatNumber(-Infinity), formatNumber(0.5, 2), formatNumber(NaN)]);
   expect(r).toEqual(['−1.235', '−∞', '0.50', 'NaN']);
+});
+
+test('engine: errors come back from the worker as their own class, with their message', async () => {
+  const r = await inPage(({ engine: { reviveError } }) => [
+    ['RangeError', 'x'], ['TypeError', 'y'], ['RuntimeError', 'z'], ['BindingError', 'w'], ['constructor', 'v'],
+  ].map(([name, message]) => {
+    const e = reviveError({ name, message });
+    return { name: e.name, message: e.message, text: String(e), error: e instanceof Error, range: e instanceof RangeError,
+      wasm: e instanceof WebAssembly.RuntimeError };
+  }));
+  expect(r).toEqual([
+    { name: 'RangeError', message: 'x', text: 'RangeError: x', error: true, range: true, wasm: false },
+    { name: 'TypeError', message: 'y', text: 'TypeError: y', error: true, range: false, wasm: false },
+    { name: 'RuntimeError', message: 'z', text: 'RuntimeError: z', error: true, range: false, wasm: true },
+    { name: 'BindingError', message: 'w', text: 'BindingError: w', error: true, range: false, wasm: false },
+    { name: 'constructor', message: 'v', text: 'constructor: v', error: true, range: false, wasm: false },
+  ]);
+});
+
+test('engine: a worker runs groups of calls, stops a group at its first error, transfers results', async () => {
+  const r = await inPage(async ({ engine: { startEngine } }) => {
+    const engine = await startEngine({ threads: 'auto' });
+    const x = Float32Array.from({ length: 3 * 4 }, (_, k) => Math.sin(k + 1));
+    const w = Float32Array.from({ length: 4 * 4 }, (_, k) => Math.cos(k * 0.7));
+    const self = { x, seqLen: 3, dModel: 4, wq: w, wk: w, wv: w, needWeights: true };
+    const bad = { query: x, embedDim: 4, numHeads: 3, inProjWeight: new Float32Array(3 * 16), outProjWeight: w };
+    const reply = await engine.run([
+      { label: 'one', calls: [{ key: 'a', method: 'selfAttention', args: self }] },
+      { label: 'two', calls: [{ key: 'b', method: 'selfAttention', args: self }, { key: 'c', method: 'multiHeadAttention', args: bad },
+        { key: 'd', method: 'selfAttention', args: self }] },
+      { label: 'three', calls: [{ key: 'e', method: 'eval', args: 'alert(1)' }] },
+    ]);
+    const { serialize } = await import('/web/main.js').catch(() => ({})); // not imported: main.js starts the page
+    engine.terminate();
+    const after = await engine.run([]).then(() => 'resolved', (e) => e.message);
+    return {
+      info: engine.info,
+      isolated: crossOriginIsolated,
+      cores: navigator.hardwareConcurrency,
+      keys: Object.keys(reply.results).sort(),
+      a: { weights: Array.from(reply.results.a.weights), type: reply.results.a.weights.constructor.name,
+        shared: reply.results.a.weights.buffer instanceof SharedArrayBuffer },
+      nulls: ['b', 'c', 'd', 'e'].map((k) => reply.results[k]),
+      errors: reply.errors.map(({ label, error }) => ({ label, text: String(error), range: error instanceof RangeError, type: error instanceof TypeError })),
+      engineMs: reply.engineMs,
+      after,
+      serialize: typeof serialize,
+      args: { x: Array.from(x), w: Array.from(w) },
+    };
+  });
+  expect(r.isolated).toBe(true);
+  expect(r.info.threads).toBe(Math.min(r.cores, 8));
+  expect(r.keys).toEqual(['a', 'b', 'c', 'd', 'e']);
+  expect(r.a.type).toBe('Float32Array');
+  expect(r.a.shared).toBe(false);
+  const attn = await createAttention({ threads: 1 });
+  const x = Float32Array.from(r.args.x);
+  const w = Float32Array.from(r.args.w);
+  const want = attn.selfAttention({ x, seqLen: 3, dModel: 4, wq: w, wk: w, wv: w, needWeights: true }).weights;
+  expect(firstMismatch(r.a.weights, Array.from(want), 1e-6)).toBeNull();
+  expect(r.nulls).toEqual([null, null, null, null]);
+  expect(r.errors).toHaveLength(2);
+  expect(r.errors[0]).toMatchObject({ label: 'two', range: true });
+  expect(r.errors[0].text).toMatch(/^RangeError: multiHeadAttention: .*numHeads = 3/);
+  expect(r.errors[1]).toEqual({ label: 'three', text: 'TypeError: engine worker: unknown method eval', range: false, type: true });
+  expect(r.engineMs).toBeGreaterThan(0);
+  expect(r.after).toBe('the engine worker was terminated');
 });
 
 test('no console errors or warnings while the modules ran', () => {
