@@ -9,10 +9,6 @@
 #include "kernels/f32-softmax.h"
 #include "parallel.h"
 
-#if defined(__GLIBC__) || defined(__EMSCRIPTEN__)
-#include <malloc.h>
-#endif
-
 namespace wa {
 namespace {
 
@@ -221,14 +217,6 @@ Status Layer::forward(const ForwardArgs& a) const {
     if (c.out_projection) project_output(L, s, attn_out);
   }
   return Status::ok;
-}
-
-std::size_t heap_in_use() {
-#if defined(__GLIBC__) || defined(__EMSCRIPTEN__)
-  return static_cast<std::size_t>(mallinfo().uordblks);
-#else
-  return 0;
-#endif
 }
 
 }  // namespace wa

@@ -97,6 +97,4 @@ class Layer {
   Projection q_, k_, v_, o_;
 };
 
-std::size_t heap_in_use();
-
 }  // namespace wa

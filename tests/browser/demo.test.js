@@ -418,6 +418,32 @@ test('?threads=1 runs the single-threaded build, with the same weights', async (
   expect(otherProblems).toEqual([]);
 });
 
+test('without a build, the page says the engine could not load and how to build it', async () => {
+  // A package folder with the page and the server but no dist/.
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'demo-no-build-'));
+  fs.cpSync(path.join(ROOT, 'web'), path.join(dir, 'web'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'scripts'));
+  fs.copyFileSync(path.join(ROOT, 'scripts', 'serve.mjs'), path.join(dir, 'scripts', 'serve.mjs'));
+  const bare = await startServer({ script: path.join(dir, 'scripts', 'serve.mjs') });
+  const other = await browser.context.newPage();
+  const seen = watchProblems(other);
+  try {
+    await other.goto(bare.url);
+    await other.waitForSelector('body[data-state=no-engine]', { timeout: 30000 });
+    expect(await other.locator('[data-testid=engine]').textContent()).toBe('Engine not loaded.');
+    const text = await other.locator('[data-testid=error]').textContent();
+    expect(text).toMatch(/^Could not load the WebAssembly engine from \.\.\/dist\/index\.mjs in a Web Worker — TypeError: .*dist\/index\.mjs/);
+    expect(text).toContain('npm run build');
+    // The only problem is the missing engine itself.
+    expect(seen.length).toBeGreaterThan(0);
+    for (const p of seen) expect(p).toMatch(/dist\/index\.mjs|404/);
+  } finally {
+    await other.close();
+    await bare.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('exports the shown weights as JSON and PNG', async () => {
   const shown = await rendered();
   const [json] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-json]')]);

@@ -24,9 +24,12 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** Starts `node scripts/serve.mjs` (or with extra args / env); resolves to { url, child, stop(), output() }. */
-function startServer({ args = [], env = {}, timeoutMs = 15000 } = {}) {
-  const child = spawn(process.execPath, [SERVE, ...args], {
+/**
+ * Starts `node scripts/serve.mjs` (or with extra args / env, or another copy of the script, which
+ * serves the folder above its own); resolves to { url, child, stop(), output() }.
+ */
+function startServer({ args = [], env = {}, timeoutMs = 15000, script = SERVE } = {}) {
+  const child = spawn(process.execPath, [script, ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

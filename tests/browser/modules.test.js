@@ -1,6 +1,6 @@
 // The page's small modules (web/*.js), imported as the browser imports them, in Chromium.
 // Each module's export list is pinned, so a module stays focused (as d3's modules do).
-const { startServer, launchBrowser, watchProblems, revive, firstMismatch } = require('./harness');
+const { startServer, launchBrowser, watchProblems, firstMismatch } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
 let server;
@@ -280,7 +280,6 @@ test('engine: a worker runs groups of calls, stops a group at its first error, t
         { key: 'd', method: 'selfAttention', args: self }] },
       { label: 'three', calls: [{ key: 'e', method: 'eval', args: 'alert(1)' }] },
     ]);
-    const { serialize } = await import('/web/main.js').catch(() => ({})); // not imported: main.js starts the page
     engine.terminate();
     const after = await engine.run([]).then(() => 'resolved', (e) => e.message);
     return {
@@ -294,7 +293,6 @@ test('engine: a worker runs groups of calls, stops a group at its first error, t
       errors: reply.errors.map(({ label, error }) => ({ label, text: String(error), range: error instanceof RangeError, type: error instanceof TypeError })),
       engineMs: reply.engineMs,
       after,
-      serialize: typeof serialize,
       args: { x: Array.from(x), w: Array.from(w) },
     };
   });

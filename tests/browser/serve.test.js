@@ -94,14 +94,17 @@ describe('serving the package folder', () => {
   });
 
   test('serves modules as JavaScript, the page’s engine import included', async () => {
-    for (const p of ['/web/main.js', '/web/heatmap.js', '/scripts/serve.mjs']) {
+    for (const p of ['/web/main.js', '/web/engine.js', '/web/engine-worker.js', '/web/heatmap.js', '/scripts/serve.mjs']) {
       const res = await request(server.url, p);
       expect([p, res.status]).toEqual([p, 200]);
       expect(res.headers['content-type']).toMatch(/^text\/javascript/);
       expectIsolated(res, p);
     }
-    const main = fs.readFileSync(path.join(ROOT, 'web', 'main.js'), 'utf8');
-    expect(main).toContain("'../dist/index.mjs'");
+    // The engine is imported by the page's worker, relative to web/.
+    const worker = fs.readFileSync(path.join(ROOT, 'web', 'engine-worker.js'), 'utf8');
+    expect(worker).toContain("'../dist/index.mjs'");
+    const engine = fs.readFileSync(path.join(ROOT, 'web', 'engine.js'), 'utf8');
+    expect(engine).toContain("new URL('./engine-worker.js', import.meta.url)");
   });
 
   test('answers HEAD without a body and refuses other methods', async () => {
