@@ -17,6 +17,9 @@ namespace {
 constexpr std::size_t kRowBlock = 32;
 // Rows per projection task.
 constexpr std::size_t kProjRows = 64;
+// Keys per tile of the fused attention: a 32 × 256 score tile (32 KiB) stays in L1 while the
+// K and V tiles (dk or dv × 256) come from L2.
+constexpr std::size_t kKeyTile = 256;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -63,7 +66,8 @@ void scale_and_mask(float* row, std::size_t n, float scale, const Mask& attn, st
 // Per-head working memory, reused by every head and batch: linear in the sequence lengths.
 struct Scratch {
   FloatBuffer q, k, v, packed_k, packed_v;
-  FloatBuffer scores;    // per worker: kRowBlock rows of src_len scores
+  FloatBuffer scores;    // per worker: kRowBlock rows of src_len scores (of kKeyTile when fused)
+  FloatBuffer block_out; // per worker: kRowBlock rows of the fused attention's running output
   FloatBuffer out_rows;  // per worker: kProjRows rows of the output projection
 };
 
@@ -163,6 +167,52 @@ void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scra
   });
 }
 
+// 2'. The same without weights, FlashAttention-style: key tiles of kKeyTile, a running max and
+//     sum per query row, the output rescaled when the max grows. No row ever holds all src_len
+//     scores, so memory and cache footprint stay flat as sequences grow.
+void Layer::attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const {
+  const LayerConfig& c = config_;
+  const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
+  parallel_for(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
+    float* tile = s.scores.get() + worker * kRowBlock * kKeyTile;
+    float* out = s.block_out.get() + worker * kRowBlock * dv;
+    float running_max[kRowBlock], running_sum[kRowBlock];
+    const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
+    const std::size_t keys = a.is_causal ? std::min(S, i1) : S;
+    std::fill(out, out + rows * dv, 0.0f);
+    std::fill(running_max, running_max + rows, -INFINITY);
+    std::fill(running_sum, running_sum + rows, 0.0f);
+    for (std::size_t j0 = 0; j0 < keys; j0 += kKeyTile) {
+      const std::size_t tk = std::min(kKeyTile, keys - j0);
+      gemm_packed(rows, tk, dk, s.q.get() + i0 * dk, dk, s.packed_k.get() + j0 * dk, dk, nullptr, tile, kKeyTile);
+      for (std::size_t r = 0; r < rows; ++r) {
+        const std::size_t i = i0 + r;
+        float* row = tile + r * kKeyTile;
+        const std::size_t attn_offset = (a.attn_mask.per_head ? (b * H + h) * L + i : i) * S + j0;
+        scale_and_mask(row, tk, 1.0f, a.attn_mask, attn_offset, a.key_padding_mask, b * S + j0);
+        if (a.is_causal)
+          for (std::size_t j = i + 1 > j0 ? i + 1 - j0 : 0; j < tk; ++j) row[j] = -INFINITY;
+        const float new_max = std::fmax(running_max[r], row_max(row, tk));
+        if (new_max == -INFINITY) {  // every key so far masked: this tile adds nothing
+          std::fill(row, row + tk, 0.0f);
+          continue;
+        }
+        const float rescale = running_max[r] == -INFINITY ? 0.0f : std::exp(running_max[r] - new_max);
+        running_sum[r] = running_sum[r] * rescale + exp_minus_max_sum(row, tk, new_max);
+        if (rescale != 1.0f) scale_row(out + r * dv, dv, rescale);
+        running_max[r] = new_max;
+      }
+      gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, s.packed_v.get() + j0 * kPanelWidth, S, out, dv);
+    }
+    for (std::size_t r = 0; r < rows; ++r) {
+      // A query whose every key is masked attends to nothing: zeros, not 0/0.
+      const float inv = running_sum[r] > 0.0f ? 1.0f / running_sum[r] : 0.0f;
+      float* dst = attn_out + (i0 + r) * H * dv + h * dv;
+      for (std::size_t d = 0; d < dv; ++d) dst[d] = out[r * dv + d] * inv;
+    }
+  });
+}
+
 // Head h's softmax row for query i into the weights: per head, or summed into the head average.
 void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
                           std::size_t keys) const {
@@ -198,10 +248,13 @@ Status Layer::forward(const ForwardArgs& a) const {
     return Status::invalid_argument;
 
   const std::size_t workers = static_cast<std::size_t>(thread_count());
+  // Weights and the teaching copies need whole score rows; otherwise the fused path runs.
+  const bool fused = !a.weights && !a.intermediates;
   Scratch s;
   if (!s.q.allocate(L * dk) || !s.k.allocate(S * dk) || !s.v.allocate(S * dv) ||
       !s.packed_k.allocate(packed_panel_floats(S, dk)) || !s.packed_v.allocate(packed_panel_floats(dv, S)) ||
-      !s.scores.allocate(workers * kRowBlock * S) ||
+      !s.scores.allocate(workers * kRowBlock * (fused ? kKeyTile : S)) ||
+      (fused && !s.block_out.allocate(workers * kRowBlock * dv)) ||
       (c.out_projection && !s.out_rows.allocate(workers * kProjRows * width_v)))
     return Status::out_of_memory;
 
@@ -210,7 +263,10 @@ Status Layer::forward(const ForwardArgs& a) const {
     float* attn_out = a.output + b * L * width_v;
     for (std::size_t h = 0; h < H; ++h) {
       project_head(a, b, h, s);
-      attend_head(a, b, h, s, attn_out);
+      if (fused)
+        attend_head_fused(a, b, h, s, attn_out);
+      else
+        attend_head(a, b, h, s, attn_out);
     }
     if (a.intermediates && a.intermediates->attn_output)
       std::memcpy(a.intermediates->attn_output + b * L * width_v, attn_out, L * width_v * sizeof(float));

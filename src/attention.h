@@ -89,6 +89,7 @@ class Layer {
  private:
   void project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s) const;
   void attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const;
+  void attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const;
   void store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
                      std::size_t keys) const;
   void project_output(std::size_t rows, Scratch& s, float* rows_inout) const;

@@ -8,8 +8,8 @@ namespace {
 using Batch = xsimd::batch<float>;
 constexpr std::size_t kVecs = kPanelWidth / Batch::size;
 
-// ROWS rows (1 or 2) × 16 columns; writes `cols` ≤ 16 columns of C.
-template <int ROWS>
+// ROWS rows (1 or 2) × 16 columns; writes (or with ACCUMULATE adds to) `cols` ≤ 16 columns of C.
+template <int ROWS, bool ACCUMULATE>
 inline void gemm_tile(std::size_t k, const float* a, std::size_t lda, const float* panel,
                       const float* bias, float* c, std::size_t ldc, std::size_t cols) {
   Batch acc[ROWS][kVecs];
@@ -28,6 +28,7 @@ inline void gemm_tile(std::size_t k, const float* a, std::size_t lda, const floa
       for (std::size_t v = 0; v < kVecs; ++v) {
         Batch out = acc[r][v];
         if (bias) out += Batch::load_unaligned(bias + v * Batch::size);
+        if (ACCUMULATE) out += Batch::load_unaligned(c + r * ldc + v * Batch::size);
         out.store_unaligned(c + r * ldc + v * Batch::size);
       }
     return;
@@ -35,24 +36,37 @@ inline void gemm_tile(std::size_t k, const float* a, std::size_t lda, const floa
   alignas(64) float tmp[kPanelWidth];
   for (int r = 0; r < ROWS; ++r) {
     for (std::size_t v = 0; v < kVecs; ++v) acc[r][v].store_aligned(tmp + v * Batch::size);
-    for (std::size_t j = 0; j < cols; ++j) c[r * ldc + j] = bias ? tmp[j] + bias[j] : tmp[j];
+    for (std::size_t j = 0; j < cols; ++j) {
+      const float out = bias ? tmp[j] + bias[j] : tmp[j];
+      c[r * ldc + j] = ACCUMULATE ? c[r * ldc + j] + out : out;
+    }
   }
 }
 
-}  // namespace
-
-void gemm_packed(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
-                        const float* packed, std::size_t packed_k, const float* bias, float* c,
-                        std::size_t ldc) {
+template <bool ACCUMULATE>
+void gemm_panels(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* packed,
+                 std::size_t packed_k, const float* bias, float* c, std::size_t ldc) {
   for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
     const std::size_t cols = n - p0 < kPanelWidth ? n - p0 : kPanelWidth;
     const float* panel = packed + p0 * packed_k;
     const float* panel_bias = bias ? bias + p0 : nullptr;
     std::size_t i = 0;
     for (; i + 2 <= m; i += 2)
-      gemm_tile<2>(k, a + i * lda, lda, panel, panel_bias, c + i * ldc + p0, ldc, cols);
-    if (i < m) gemm_tile<1>(k, a + i * lda, lda, panel, panel_bias, c + i * ldc + p0, ldc, cols);
+      gemm_tile<2, ACCUMULATE>(k, a + i * lda, lda, panel, panel_bias, c + i * ldc + p0, ldc, cols);
+    if (i < m) gemm_tile<1, ACCUMULATE>(k, a + i * lda, lda, panel, panel_bias, c + i * ldc + p0, ldc, cols);
   }
+}
+
+}  // namespace
+
+void gemm_packed(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* packed,
+                 std::size_t packed_k, const float* bias, float* c, std::size_t ldc) {
+  gemm_panels<false>(m, n, k, a, lda, packed, packed_k, bias, c, ldc);
+}
+
+void gemm_packed_accumulate(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
+                            const float* packed, std::size_t packed_k, float* c, std::size_t ldc) {
+  gemm_panels<true>(m, n, k, a, lda, packed, packed_k, nullptr, c, ldc);
 }
 
 }  // namespace wa

@@ -7,46 +7,66 @@
 #include "f32-exp.h"
 
 namespace wa {
+namespace {
 
-bool softmax_row(float* x, std::size_t n) {
-  using Batch = xsimd::batch<float>;
-  constexpr std::size_t lanes = Batch::size;
-  const std::size_t vec_end = n - n % lanes;
+using Batch = xsimd::batch<float>;
+constexpr std::size_t kLanes = Batch::size;
 
-  // 1. max, starting at -inf so a fully masked row is recognised.
+}  // namespace
+
+float row_max(const float* x, std::size_t n) {
+  const std::size_t vec_end = n - n % kLanes;
   float max = -INFINITY;
   if (vec_end > 0) {
     Batch vmax(-INFINITY);
-    for (std::size_t j = 0; j < vec_end; j += lanes) vmax = xsimd::max(vmax, Batch::load_unaligned(x + j));
-    alignas(16) float lanes_max[lanes];
-    vmax.store_aligned(lanes_max);
-    for (std::size_t l = 0; l < lanes; ++l) max = std::fmax(max, lanes_max[l]);
+    for (std::size_t j = 0; j < vec_end; j += kLanes) vmax = xsimd::max(vmax, Batch::load_unaligned(x + j));
+    alignas(16) float lanes[kLanes];
+    vmax.store_aligned(lanes);
+    for (std::size_t l = 0; l < kLanes; ++l) max = std::fmax(max, lanes[l]);
   }
   for (std::size_t j = vec_end; j < n; ++j) max = std::fmax(max, x[j]);
-  if (max == -INFINITY) {
-    for (std::size_t j = 0; j < n; ++j) x[j] = 0.0f;
-    return false;
-  }
+  return max;
+}
 
-  // 2. exp(x - max) and its sum.
-  Batch vsum(0.0f);
+float exp_minus_max_sum(float* x, std::size_t n, float max) {
+  const std::size_t vec_end = n - n % kLanes;
   const Batch vmax(max);
-  for (std::size_t j = 0; j < vec_end; j += lanes) {
+  Batch vsum(0.0f);
+  for (std::size_t j = 0; j < vec_end; j += kLanes) {
     const Batch e = exp_nonpositive(Batch::load_unaligned(x + j) - vmax);
     e.store_unaligned(x + j);
     vsum += e;
   }
   float sum = xsimd::hadd(vsum);
-  for (std::size_t j = vec_end; j < n; ++j) {
-    x[j] = std::exp(x[j] - max);
-    sum += x[j];
+  if (vec_end < n) {
+    // The tail goes through the same vector exp (padded with -inf, whose exp is 0), so every
+    // element is computed by one function whatever its position.
+    alignas(16) float tail[kLanes];
+    for (std::size_t l = 0; l < kLanes; ++l) tail[l] = vec_end + l < n ? x[vec_end + l] : -INFINITY;
+    exp_nonpositive(Batch::load_aligned(tail) - vmax).store_aligned(tail);
+    for (std::size_t j = vec_end; j < n; ++j) sum += x[j] = tail[j - vec_end];
   }
+  return sum;
+}
 
+void scale_row(float* x, std::size_t n, float factor) {
+  const std::size_t vec_end = n - n % kLanes;
+  const Batch vf(factor);
+  for (std::size_t j = 0; j < vec_end; j += kLanes) (Batch::load_unaligned(x + j) * vf).store_unaligned(x + j);
+  for (std::size_t j = vec_end; j < n; ++j) x[j] *= factor;
+}
+
+bool softmax_row(float* x, std::size_t n) {
+  // 1. max, starting at -inf so a fully masked row is recognised.
+  const float max = row_max(x, n);
+  if (max == -INFINITY) {
+    for (std::size_t j = 0; j < n; ++j) x[j] = 0.0f;
+    return false;
+  }
+  // 2. exp(x - max) and its sum.
+  const float sum = exp_minus_max_sum(x, n, max);
   // 3. scale by 1/sum.
-  const float inv = 1.0f / sum;
-  const Batch vinv(inv);
-  for (std::size_t j = 0; j < vec_end; j += lanes) (Batch::load_unaligned(x + j) * vinv).store_unaligned(x + j);
-  for (std::size_t j = vec_end; j < n; ++j) x[j] *= inv;
+  scale_row(x, n, 1.0f / sum);
   return true;
 }
 

@@ -108,6 +108,8 @@ const Case kCases[] = {
     {"mha float masks per head", 3, 5, 8, 8, 8, 8, 2, 4, 4, true, true, false, true, MaskKind::additive, MaskKind::additive, true},
     {"mha causal long", 1, 70, 70, 32, 32, 32, 2, 16, 16, true, true, true, true, MaskKind::none, MaskKind::none, false},
     {"mha causal + masks", 2, 40, 37, 16, 16, 16, 4, 4, 4, true, true, true, false, MaskKind::boolean, MaskKind::additive, true},
+    {"mha long keys, tiles", 1, 35, 600, 8, 8, 8, 2, 4, 4, true, true, false, true, MaskKind::none, MaskKind::boolean, false},
+    {"mha long causal, tiles", 1, 530, 530, 8, 8, 8, 1, 8, 8, true, false, true, true, MaskKind::additive, MaskKind::none, false},
 };
 
 TEST(Attention, LayerMatchesDoubleReference) {
@@ -120,6 +122,20 @@ TEST(Attention, LayerMatchesDoubleReference) {
     wa::reference_forward(p.config(), p.weights(), p.args(ref));
     EXPECT_TRUE(wa_test::all_close(got.output, wa_test::to_double(ref.output), c.name + " output"));
     EXPECT_TRUE(wa_test::all_close(got.weights, wa_test::to_double(ref.weights), c.name + " weights"));
+  }
+}
+
+TEST(Attention, FusedPathWithoutWeightsMatchesDoubleReference) {
+  for (const Case& c : kCases) {
+    Problem p(c);
+    wa::Layer layer;
+    ASSERT_EQ(layer.init(p.config(), p.weights()), wa::Status::ok) << c.name;
+    Result got, ref;
+    wa::ForwardArgs args = p.args(got);
+    args.weights = nullptr;
+    ASSERT_EQ(layer.forward(args), wa::Status::ok) << c.name;
+    wa::reference_forward(p.config(), p.weights(), p.args(ref));
+    EXPECT_TRUE(wa_test::all_close(got.output, wa_test::to_double(ref.output), c.name + " output (fused)"));
   }
 }
 
@@ -136,6 +152,15 @@ TEST(Attention, ThreadCountDoesNotChangeABit) {
     wa::set_thread_count(1);
     EXPECT_EQ(0, std::memcmp(one.output.data(), two.output.data(), one.output.size() * sizeof(float))) << c.name;
     EXPECT_EQ(0, std::memcmp(one.weights.data(), two.weights.data(), one.weights.size() * sizeof(float))) << c.name;
+    // The fused path (no weights) splits the same way.
+    wa::ForwardArgs fused_one = p.args(one), fused_two = p.args(two);
+    fused_one.weights = fused_two.weights = nullptr;
+    wa::set_thread_count(1);
+    ASSERT_EQ(layer.forward(fused_one), wa::Status::ok);
+    wa::set_thread_count(2);
+    ASSERT_EQ(layer.forward(fused_two), wa::Status::ok);
+    wa::set_thread_count(1);
+    EXPECT_EQ(0, std::memcmp(one.output.data(), two.output.data(), one.output.size() * sizeof(float))) << c.name;
   }
 }
 
