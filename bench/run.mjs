@@ -63,7 +63,7 @@ function ensureDeps() {
 const depsError = CHILD ? null : ensureDeps();
 
 // local modules (no third-party imports at module level)
-const { makeProblem, mhaFlops, errorVsTolerance, fmtMs, fmtNum, fmtRatio, fmtPct, fmtMiB, renderTable, median } = await import('./util.mjs');
+const { makeProblem, mhaFlops, errorVsTolerance, fmtMs, fmtNum, fmtRatio, fmtPct, fmtMiB, renderTable, median, cpuSnapshot, otherLoad } = await import('./util.mjs');
 const { measureInterleaved, pickVariant } = await import('./measure.mjs');
 const { loadEngine, createInstance, oneShot, prepared, enginePath } = await import('./engine.mjs');
 const { naiveMha } = await import('./naive.mjs');
@@ -202,10 +202,12 @@ const IMPLS = [
   { key: 'ort-2', name: 'onnxruntime-web †', threads: 2 },
 ];
 
+const cpuAtStart = cpuSnapshot();
 for (const s of SHAPES) {
   const [n, d, h] = s;
   const key = shapeKey(s);
   const tShape = performance.now();
+  const cpuShape = cpuSnapshot();
   const p = makeProblem(n, d, h);
   const impls = [];
   const rowErr = {};
@@ -272,11 +274,13 @@ for (const s of SHAPES) {
       shapeRes.impls[im.key] = { error: v?.error ?? rowErr[im.key] };
     }
   }
+  shapeRes.cpu = otherLoad(cpuShape, cpuSnapshot());
   results.shapes[key] = shapeRes;
   for (const dsp of disposers) { try { await dsp(); } catch { /* ignore */ } }
   log(`bench: ${shapeLabel(s)} done in ${((performance.now() - tShape) / 1000).toFixed(1)} s`);
 }
 
+results.cpuDuringShapes = otherLoad(cpuAtStart, cpuSnapshot());
 if (probe) {
   await probe.close();
   const all1 = Object.values(results.shapes).map((r) => r.peak1?.gflops).filter(Number.isFinite);
@@ -330,8 +334,10 @@ for (const s of SHAPES) {
   const ours1 = ours1Key ? I[ours1Key].median : null;
   const ours2 = ok('wa-prepared-2') ? I['wa-prepared-2'].median : null;
   // % of peak: the probe that ran interleaved with this shape (same conditions), else the one at the start
+  // 2-thread rows: twice the 1-thread peak (two cores' worth). The 2-thread probe itself is shown,
+  // but it swings far more on this VM (one core often busy or slow to wake) to serve as the yardstick.
   const peak1 = R.peak1?.gflops ?? results.peak.start?.oneThread;
-  const peak2 = R.peak2?.gflops ?? results.peak.start?.twoThreads;
+  const peak2 = peak1 ? 2 * peak1 : null;
   const peers1 = ['naive', 'tfjs-1', 'ort-1'].filter(ok);
   const fastestPeer1 = peers1.sort((a, b) => I[a].median - I[b].median)[0] ?? null;
   const peers2 = ['tfjs-2', 'ort-2'].filter(ok);
@@ -373,7 +379,8 @@ for (const s of SHAPES) {
     rows.push([label, im.name, String(im.threads), fmtMs(v.median), fmtNum(gf), pk ? fmtPct(100 * gf / pk) : 'n/a', speed, check, note]);
   }
   if (R.peak1 || R.peak2) {
-    rows.push(['', 'peak probe (interleaved)', '1 / 2', '', `${fmtNum(R.peak1?.gflops)} / ${fmtNum(R.peak2?.gflops)}`, '100%', '', '', '']);
+    rows.push(['', 'peak probe (interleaved)', '1 / 2', '', `${fmtNum(R.peak1?.gflops)} / ${fmtNum(R.peak2?.gflops)}`,
+      R.peak1 && R.peak2 ? `100 / ${fmtNum(100 * R.peak2.gflops / (2 * R.peak1.gflops), 0)}%` : '', '', '', '']);
   }
   rows.push(null);
 }
@@ -383,12 +390,15 @@ results.loadAverageAtEnd = os.loadavg();
 const out = [];
 out.push('');
 {
-  // our own process keeps about one core busy; more than that means something else ran meanwhile
-  const busy = Math.max(results.loadAverageAtStart[0], results.loadAverageAtEnd[0], results.loadAverageAtEnd[1]);
-  if (busy > 1.6) {
-    out.push(`WARNING: the machine was busy (load average ${results.loadAverageAtStart[0].toFixed(1)} at start, `
-      + `${results.loadAverageAtEnd[0].toFixed(1)} / ${results.loadAverageAtEnd[1].toFixed(1)} (1 / 5 min) at the end, on ${os.cpus().length} cores):`);
-    out.push('         absolute figures and thread scaling are unreliable; ratios within a repetition less so.');
+  // CPU used by other processes (and stolen by the hypervisor) while the shapes were timed
+  const c = results.cpuDuringShapes;
+  const worst = Object.entries(results.shapes).map(([k, r]) => [k, r.cpu?.otherCores ?? 0]).sort((a, b) => b[1] - a[1])[0];
+  if (c && (c.otherCores > 0.15 || c.stealCores > 0.15 || (worst && worst[1] > 0.3))) {
+    out.push(`WARNING: other processes used ${c.otherCores.toFixed(2)} of ${os.cpus().length} cores on average while the shapes were timed`
+      + ` (most during ${worst[0]}: ${worst[1].toFixed(2)}; hypervisor steal ${c.stealCores.toFixed(2)}):`);
+    out.push('         absolute figures and above all thread scaling are unreliable; ratios within a repetition less so.');
+  } else if (!c && results.loadAverageAtStart[0] > 0.8) {
+    out.push(`WARNING: load average ${results.loadAverageAtStart[0].toFixed(1)} at the start: the machine was busy; figures are unreliable.`);
   }
 }
 out.push(`wasm-attention bench — Node ${process.version}, ${results.cpu}${QUICK ? '  (QUICK: 3 reps, not for the record)' : ''}`);
@@ -407,8 +417,9 @@ out.push(renderTable(['n×d×heads', 'implementation', 'thr', 'median ms', 'GFLO
   rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l', 'l']));
 out.push('');
 out.push('ours × faster: a peer\'s time ÷ our best 1-thread time (2-thread peers: ÷ our 2-thread time); "1t÷2t": our best');
-out.push('  1-thread time ÷ our 2-thread time; "cost": needWeights true ÷ false. % peak: of the 1- or 2-thread peak probe');
-out.push('  that ran interleaved with that shape\'s repetitions (its row: "peak probe").');
+out.push('  1-thread time ÷ our 2-thread time; "cost": needWeights true ÷ false. % peak: of the 1-thread peak probe that');
+out.push('  ran interleaved with that shape\'s repetitions (row "peak probe"); 2-thread rows: of twice that (the 2-thread probe');
+out.push('  is shown too, with its % of twice the 1-thread one: on this VM it swings with the other core\'s availability).');
 out.push('check: output vs a naive float64-accumulated reference, within the contract tolerance (peers: 10× looser).');
 out.push(`naive JavaScript is timed up to ${NAIVE_MAX_TOKENS} tokens only (≈1 GFLOP/s: seconds per call above that).`);
 out.push('tfjs: weights pre-transposed to [in, out] and uploaded once (tf.matMul with transposeB misses XNNPACK in 4.22, ~13× slower);');
@@ -437,6 +448,7 @@ if (results.memory) {
     + `${fmtMiB(m.after.memoryBytes)} (${fmtMiB(m.before.memoryBytes)} before the call; the call took ${fmtMs(m.ms)} ms = ${fmtNum(mhaFlops(16384, 512) / m.ms / 1e6)} GFLOP/s)`);
 }
 
+const fmtRatio3 = (x) => (x == null || !Number.isFinite(x) ? 'n/a' : x.toFixed(3) + '×');
 // targets of issue 4
 const T = [];
 const S = (k) => results.shapes[k]?.summary;
@@ -445,26 +457,26 @@ const bigKeys = Object.keys(results.shapes).filter((k) => results.shapes[k].n >=
 {
   const vals = bigKeys.map((k) => [k, S(k).ours1PctPeak]);
   const all = vals.length && vals.every(([, v]) => v != null) ? vals.every(([, v]) => v >= 85) : null;
-  T.push([`1 thread ≥ 85 % of peak, 256×768×12 and larger`, verdict(all), vals.map(([k, v]) => `${k} ${fmtPct(v)}`).join(', ')]);
+  T.push([`1 thread ≥ 85 % of peak, 256×768×12 and larger`, verdict(all), vals.map(([k, v]) => `${k} ${fmtNum(v, 1)}%`).join(', ')]);
 }
 {
   const vals = Object.keys(results.shapes).map((k) => [k, S(k).speedupOverFastestPeer1, S(k).fastestPeer1]);
   const all = vals.length && vals.every(([, v]) => v != null) ? vals.every(([, v]) => v >= 1.4) : null;
-  T.push(['1 thread ≥ 1.4× the fastest peer, every shape', verdict(all), vals.map(([k, v, pk]) => `${k} ${fmtRatio(v)}${pk ? ' vs ' + pk : ''}`).join(', ')]);
+  T.push(['1 thread ≥ 1.4× the fastest peer, every shape', verdict(all), vals.map(([k, v, pk]) => `${k} ${fmtRatio3(v)}${pk ? ` (${pk.replace('-1', '')})` : ''}`).join(', ')]);
 }
 {
   const vals = bigKeys.map((k) => [k, S(k).twoOverOne]);
   const all = vals.length && vals.every(([, v]) => v != null) ? vals.every(([, v]) => v >= 1.8) : null;
-  T.push(['2 threads ≥ 1.8× our 1 thread, 256×768×12 and larger', verdict(all), vals.map(([k, v]) => `${k} ${fmtRatio(v)}`).join(', ')]);
+  T.push(['2 threads ≥ 1.8× our 1 thread, 256×768×12 and larger', verdict(all), vals.map(([k, v]) => `${k} ${fmtRatio3(v)}`).join(', ')]);
 }
 for (const [k, need] of [['8x64x2', 5], ['4x512x8', 1.5]]) {
   const v = S(k)?.speedupOverFastestPeer1;
-  T.push([`${k}: ≥ ${need}× the fastest peer`, verdict(v == null ? null : v >= need), v == null ? '' : `${fmtRatio(v)} vs ${S(k).fastestPeer1}`]);
+  T.push([`${k}: ≥ ${need}× the fastest peer`, verdict(v == null ? null : v >= need), v == null ? '' : `${fmtRatio3(v)} vs ${S(k).fastestPeer1}`]);
 }
 {
   const r = results.firstCall?.prepared?.error ? results.firstCall?.oneshot : results.firstCall?.prepared;
   const v = r && !r.error ? r.firstMs / r.steadyMs : null;
-  T.push(['first call within 2× of steady state (default flags)', verdict(v == null ? null : v <= 2), v == null ? '' : `${fmtRatio(v)} (${r.variant})`]);
+  T.push(['first call within 2× of steady state (default flags)', verdict(v == null ? null : v <= 2), v == null ? '' : `${fmtRatio3(v)} (${r.variant})`]);
 }
 {
   const m = results.memory;

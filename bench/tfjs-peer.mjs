@@ -35,6 +35,8 @@ export async function loadTfjsThreaded(threads = 2) {
   const workerPath = path.join(tmp, 'tfjs-backend-wasm-threaded-simd.worker.cjs');
   // the same escaping tfjs-backend-wasm applies before it turns the string into a Blob
   fs.writeFileSync(workerPath, wasmWorkerContents.replace(/\n/g, '\\n'));
+  const cleanup = () => fs.rmSync(tmp, { recursive: true, force: true });
+  process.once('exit', cleanup);
   const realCpus = os.cpus;
   os.cpus = () => { const c = realCpus(); return [...c, ...c]; };
   let mod;
@@ -59,7 +61,7 @@ export async function loadTfjsThreaded(threads = 2) {
   await tf.setBackend('wasm');
   tfw.setThreadsCount(1);
   if (got !== threads) throw new Error(`threaded tfjs backend runs ${got} thread(s), not ${threads}`);
-  return { threads: got, cleanup: () => fs.rmSync(tmp, { recursive: true, force: true }) };
+  return { threads: got, cleanup };
 }
 
 function transpose2d(w, rows, cols) {

@@ -1,4 +1,5 @@
 // Small helpers shared by the bench modules: seeded data, statistics, timing loops, formatting.
+import fsSync from 'node:fs';
 
 export function rng(seed) {                       // mulberry32
   let a = seed >>> 0;
@@ -88,4 +89,32 @@ export function renderTable(headers, rows, align) {
   const out = [line(headers), widths.map((w) => '-'.repeat(w)).join('  ')];
   for (const r of rows) out.push(r === null ? '' : line(r));
   return out.join('\n');
+}
+
+/**
+ * CPU time of the whole machine (Linux /proc/stat) and of this process (all its threads), to
+ * tell how much other processes ran meanwhile. Returns null fields where unavailable.
+ */
+export function cpuSnapshot() {
+  let busyMs = null, stealMs = null;
+  try {
+    const f = (readProcStat()).split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    busyMs = (user + nice + system + irq + softirq) * 10;   // USER_HZ = 100
+    stealMs = (steal || 0) * 10;
+  } catch { /* not Linux */ }
+  const u = process.cpuUsage();
+  return { t: performance.now(), busyMs, stealMs, ownMs: (u.user + u.system) / 1000 };
+}
+function readProcStat() { return fsSync.readFileSync('/proc/stat', 'utf8'); }
+
+/** Average number of cores used by other processes (and stolen by the hypervisor) between two snapshots. */
+export function otherLoad(a, b) {
+  const wall = b.t - a.t;
+  if (a.busyMs == null || !(wall > 0)) return null;
+  return {
+    otherCores: Math.max(0, (b.busyMs - a.busyMs - (b.ownMs - a.ownMs)) / wall),
+    stealCores: (b.stealMs - a.stealMs) / wall,
+    ownCores: (b.ownMs - a.ownMs) / wall,
+  };
 }
