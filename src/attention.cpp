@@ -20,6 +20,8 @@ constexpr std::size_t kProjRows = 64;
 // Keys per tile of the fused attention: a 32 × 256 score tile (32 KiB) stays in L1 while the
 // K and V tiles (dk or dv × 256) come from L2.
 constexpr std::size_t kKeyTile = 256;
+// Smallest forward (in multiply-adds) worth splitting over threads.
+constexpr double kMinParallelMacs = 1e6;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -65,6 +67,15 @@ void scale_and_mask(float* row, std::size_t n, float scale, const Mask& attn, st
 
 // Per-head working memory, reused by every head and batch: linear in the sequence lengths.
 struct Scratch {
+  // Below about a million multiply-adds, handing tasks to another thread costs more than it saves.
+  bool parallel = true;
+  void run(std::size_t count, const TaskFn& fn) const {
+    if (parallel) {
+      parallel_for(count, fn);
+    } else {
+      for (std::size_t t = 0; t < count; ++t) fn(t, 0);
+    }
+  }
   FloatBuffer q, k, v, packed_k, packed_v;
   FloatBuffer scores;    // per worker: kRowBlock rows of src_len scores (of kKeyTile when fused)
   FloatBuffer block_out; // per worker: kRowBlock rows of the fused attention's running output
@@ -91,7 +102,7 @@ void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scr
   const std::size_t L = a.tgt_len, S = a.src_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads;
   const std::size_t q_tasks = ceil_div(L, kProjRows), kv_tasks = ceil_div(S, kProjRows);
   Intermediates* in = a.intermediates;
-  parallel_for(q_tasks + 2 * kv_tasks, [&](std::size_t task, std::size_t) {
+  s.run(q_tasks + 2 * kv_tasks, [&](std::size_t task, std::size_t) {
     if (task < q_tasks) {
       const std::size_t r0 = task * kProjRows, rows = std::min(L, r0 + kProjRows) - r0;
       float* q = s.q.get() + r0 * dk;
@@ -130,7 +141,7 @@ void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scra
   const std::size_t width_v = H * dv;
   const float score_scale = a.intermediates ? a.scale : 1.0f;  // else folded into Q
   Intermediates* in = a.intermediates;
-  parallel_for(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
+  s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
     float* block_scores = s.scores.get() + worker * kRowBlock * S;
     const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
     // Keys past the block's last query are all masked under causality: skip them.
@@ -173,7 +184,7 @@ void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scra
 void Layer::attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const {
   const LayerConfig& c = config_;
   const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
-  parallel_for(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
+  s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
     float* tile = s.scores.get() + worker * kRowBlock * kKeyTile;
     float* out = s.block_out.get() + worker * kRowBlock * dv;
     float running_max[kRowBlock], running_sum[kRowBlock];
@@ -232,7 +243,7 @@ void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, st
 // 3. Output projection in place: each row chunk is read before it is overwritten.
 void Layer::project_output(std::size_t rows_total, Scratch& s, float* rows_inout) const {
   const std::size_t width = o_.width;
-  parallel_for(ceil_div(rows_total, kProjRows), [&](std::size_t t, std::size_t worker) {
+  s.run(ceil_div(rows_total, kProjRows), [&](std::size_t t, std::size_t worker) {
     float* tmp = s.out_rows.get() + worker * kProjRows * width;
     const std::size_t r0 = t * kProjRows, rows = std::min(rows_total, r0 + kProjRows) - r0;
     gemm_packed(rows, width, width, rows_inout + r0 * width, width, o_.packed.get(), width, o_.bias.get(), tmp, width);
@@ -251,6 +262,10 @@ Status Layer::forward(const ForwardArgs& a) const {
   // Weights and the teaching copies need whole score rows; otherwise the fused path runs.
   const bool fused = !a.weights && !a.intermediates;
   Scratch s;
+  const double macs = static_cast<double>(a.batch) *
+                      (static_cast<double>(L) * c.q_in * H * dk + static_cast<double>(S) * (c.k_in * H * dk + c.v_in * width_v) +
+                       static_cast<double>(L) * S * H * (dk + dv) + (c.out_projection ? static_cast<double>(L) * width_v * width_v : 0.0));
+  s.parallel = macs >= kMinParallelMacs;
   if (!s.q.allocate(L * dk) || !s.k.allocate(S * dk) || !s.v.allocate(S * dv) ||
       !s.packed_k.allocate(packed_panel_floats(S, dk)) || !s.packed_v.allocate(packed_panel_floats(dv, S)) ||
       !s.scores.allocate(workers * kRowBlock * (fused ? kKeyTile : S)) ||

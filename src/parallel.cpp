@@ -12,6 +12,11 @@
 namespace wa {
 namespace {
 
+// How long an idle worker polls for the next job before it sleeps. A forward posts jobs back to
+// back (two per head); waking a sleeping thread costs tens of microseconds in WebAssembly (a
+// futex through Atomics.wait), polling costs nothing but a core that would idle anyway.
+constexpr int kSpinsBeforeSleep = 1 << 16;
+
 class Pool {
  public:
   ~Pool() { resize(1); }
@@ -22,14 +27,14 @@ class Pool {
     if (threads < 1) threads = 1;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+      stop_.store(true);
     }
-    start_.notify_all();
+    wake_.notify_all();
 #ifndef WA_NO_THREADS
     for (auto& w : workers_) pthread_join(w.thread, nullptr);
 #endif
     workers_.clear();
-    stop_ = false;
+    stop_.store(false);
 #ifndef WA_NO_THREADS
     // pthread_create rather than std::thread: a failure must give fewer threads, not an exception
     // (which would abort a WebAssembly module built without exceptions).
@@ -37,7 +42,7 @@ class Pool {
     for (int i = 1; i < threads; ++i) {
       // A worker must know the generation it was born in: reading it once started would miss a
       // job posted in between and leave run() waiting for it forever.
-      workers_.push_back(Worker{this, generation_, workers_.size() + 1, {}});
+      workers_.push_back(Worker{this, generation_.load(), workers_.size() + 1, {}});
       if (pthread_create(&workers_.back().thread, nullptr, &Pool::start, &workers_.back()) != 0) {
         workers_.pop_back();
         break;
@@ -52,26 +57,22 @@ class Pool {
       for (std::size_t t = 0; t < count; ++t) fn(t, 0);
       return;
     }
-    {
+    job_ = &fn;
+    count_ = count;
+    next_.store(0);
+    busy_.store(static_cast<int>(workers_.size()));
+    generation_.fetch_add(1);  // publishes the job (seq_cst) ...
+    if (sleepers_.load() > 0) {  // ... before this read: a worker going to sleep sees one or the other
       std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &fn;
-      count_ = count;
-      next_.store(0);
-      busy_ = static_cast<int>(workers_.size());
-      ++generation_;
+      wake_.notify_all();
     }
-    start_.notify_all();
     drain(fn, count, 0);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
-    job_ = nullptr;
+    // The stragglers finish tasks already started: short, so poll.
+    while (busy_.load() != 0) {
+    }
   }
 
  private:
-  void drain(const TaskFn& fn, std::size_t count, std::size_t worker) {
-    for (std::size_t t = next_.fetch_add(1); t < count; t = next_.fetch_add(1)) fn(t, worker);
-  }
-
   struct Worker {
     Pool* pool;
     std::size_t born;
@@ -87,33 +88,41 @@ class Pool {
     return nullptr;
   }
 
+  void drain(const TaskFn& fn, std::size_t count, std::size_t worker) {
+    for (std::size_t t = next_.fetch_add(1); t < count; t = next_.fetch_add(1)) fn(t, worker);
+  }
+
+  // Waits for a generation other than `seen` (or stop); returns false on stop.
+  bool await_job(std::size_t seen) {
+    for (int spin = 0; spin < kSpinsBeforeSleep; ++spin) {
+      if (generation_.load() != seen) return true;
+      if (stop_.load()) return false;
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    sleepers_.fetch_add(1);
+    wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+    sleepers_.fetch_sub(1);
+    return !stop_.load();
+  }
+
   void work_loop(std::size_t seen, std::size_t index) {
-    for (;;) {
-      const TaskFn* job;
-      std::size_t count;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        job = job_;
-        count = count_;
-      }
-      drain(*job, count, index);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
+    while (await_job(seen)) {
+      seen = generation_.load();
+      drain(*job_, count_, index);
+      busy_.fetch_sub(1);
     }
   }
 
   std::vector<Worker> workers_;  // reserved up front: threads hold pointers into it
   std::mutex mutex_;
-  std::condition_variable start_, done_;
+  std::condition_variable wake_;
   const TaskFn* job_ = nullptr;
   std::size_t count_ = 0;
   std::atomic<std::size_t> next_{0};
-  std::size_t generation_ = 0;
-  int busy_ = 0;
-  bool stop_ = false;
+  std::atomic<std::size_t> generation_{0};
+  std::atomic<int> busy_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> stop_{false};
 };
 
 Pool& pool() {
