@@ -111,8 +111,7 @@ void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scr
         std::memcpy(in->q + (b * L + r0 + i) * H * dk + h * dk, q + i * dk, dk * sizeof(float));
       // Scaling Q (L·dk products) instead of the scores (L·S) saves a pass over every score row,
       // as PyTorch does. The teaching copy wants raw Q·Kᵀ, so then the scores are scaled instead.
-      if (!in)
-        for (std::size_t k = 0; k < rows * dk; ++k) q[k] *= a.scale;
+      if (!in) scale_row(q, rows * dk, a.scale);
       return;
     }
     const bool is_key = task < q_tasks + kv_tasks;

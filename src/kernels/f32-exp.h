@@ -32,7 +32,9 @@ inline xsimd::batch<float> exp_nonpositive(const xsimd::batch<float>& x) {
   p = xsimd::fma(p, t, c1);
   t *= s;
   const Batch e = xsimd::fma(t, p, s);
-  return xsimd::select(x < denormal_cutoff, Batch(0.0f), e);
+  // Zero below the cutoff (and for -inf: a masked key); andnot keeps a NaN, which compares false.
+  const Batch underflow((x < denormal_cutoff).data);
+  return xsimd::bitwise_andnot(underflow, e);  // ~underflow & e
 }
 
 }  // namespace wa

@@ -15,11 +15,16 @@ inline void gemm_tile(std::size_t k, const float* a, std::size_t lda, const floa
   Batch acc[ROWS][kVecs];
   for (int r = 0; r < ROWS; ++r)
     for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = Batch(0.0f);
-  for (std::size_t kk = 0; kk < k; ++kk) {
+  // Pointers advance by a constant each step: Emscripten builds with loop strength reduction off,
+  // so indexing by kk would recompute every address with a multiply in the hot loop.
+  const float* a_row[ROWS];
+  for (int r = 0; r < ROWS; ++r) a_row[r] = a + r * lda;
+  const float* const panel_end = panel + k * kPanelWidth;
+  for (const float* p = panel; p != panel_end; p += kPanelWidth) {
     Batch b[kVecs];
-    for (std::size_t v = 0; v < kVecs; ++v) b[v] = Batch::load_aligned(panel + kk * kPanelWidth + v * Batch::size);
+    for (std::size_t v = 0; v < kVecs; ++v) b[v] = Batch::load_aligned(p + v * Batch::size);
     for (int r = 0; r < ROWS; ++r) {
-      const Batch a_rk(a[r * lda + kk]);
+      const Batch a_rk(*a_row[r]++);
       for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] += b[v] * a_rk;
     }
   }
