@@ -59,28 +59,16 @@ export function makeApi(Module, info) {
     stage[slots.out_projection] = layer.outProjection ? 1 : 0;
     stage[slots.wo] = put(w.wo);
     stage[slots.bo] = put(w.bo);
-    if (w.packedIn) {
-      const p = scope.floats(w.packedIn);
-      const plane = layer.qIn * layer.qIn * 4;
-      stage[slots.wq] = p;
-      stage[slots.wk] = p + plane;
-      stage[slots.wv] = p + 2 * plane;
-    } else {
-      stage[slots.wq] = put(w.wq);
-      stage[slots.wk] = put(w.wk);
-      stage[slots.wv] = put(w.wv);
-    }
-    if (w.inBias) {
-      const b = scope.floats(w.inBias);
-      const e = layer.qIn * 4;
-      stage[slots.bq] = b;
-      stage[slots.bk] = b + e;
-      stage[slots.bv] = b + 2 * e;
-    } else {
-      stage[slots.bq] = put(w.bq);
-      stage[slots.bk] = put(w.bk);
-      stage[slots.bv] = put(w.bv);
-    }
+    // PyTorch packs Q, K, V rows into one tensor (in_proj_weight / in_proj_bias): copied once,
+    // the three slots point into it.
+    const stageThree = (names, packed, stride, separate) => {
+      const base = packed ? scope.floats(packed) : 0;
+      names.forEach((name, i) => {
+        stage[slots[name]] = packed ? base + i * stride : put(separate[i]);
+      });
+    };
+    stageThree(['wq', 'wk', 'wv'], w.packedIn, layer.qIn * layer.qIn * 4, [w.wq, w.wk, w.wv]);
+    stageThree(['bq', 'bk', 'bv'], w.inBias, layer.qIn * 4, [w.bq, w.bk, w.bv]);
   }
 
   const maskPointer = (scope, m) => (m.kind === 'bool' ? scope.bytes(m.data) : scope.floats(m.data));

@@ -11,6 +11,7 @@ import { viridis } from './colormap.js';
 import { renderSteps } from './steps.js';
 import { buildExport, downloadJSON, downloadPNG } from './export.js';
 import { startEngine } from './engine.js';
+import { el } from './dom.js';
 
 // The package, as a static host of the package folder serves it (web/ next to dist/);
 // engine-worker.js imports it from there.
@@ -56,17 +57,6 @@ const demo = {
 window.__demo = demo;
 
 // ---------- small helpers ----------
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else node.setAttribute(k, v);
-  }
-  node.append(...children);
-  return node;
-}
 
 function numberField(id) {
   const raw = $(id).value.trim();

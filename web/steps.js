@@ -7,17 +7,8 @@
 import { diverging, viridis } from './colormap.js';
 import { drawBars } from './bars.js';
 import { drawHeatmap } from './heatmap.js';
+import { el } from './dom.js';
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else node.setAttribute(k, v);
-  }
-  for (const c of children) node.append(c);
-  return node;
-}
 
 export function formatNumber(v, digits = 3) {
   if (v === Infinity) return '∞';

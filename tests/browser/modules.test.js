@@ -12,7 +12,7 @@ let problems;
 function inPage(fn, arg) {
   return page.evaluate(
     async ([source, a]) => {
-      const names = ['colormap', 'tokenize', 'random', 'embeddings', 'weights', 'heatmap', 'bars', 'steps', 'export', 'engine'];
+      const names = ['dom', 'colormap', 'tokenize', 'random', 'embeddings', 'weights', 'heatmap', 'bars', 'steps', 'export', 'engine'];
       const m = {};
       for (const n of names) m[n] = await import(`/web/${n}.js`);
       // eslint-disable-next-line no-new-func
@@ -39,6 +39,7 @@ afterAll(async () => {
 test('each module exports exactly its documented names', async () => {
   const exports = await inPage((m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Object.keys(v).sort()])));
   expect(exports).toEqual({
+    dom: ['el'],
     colormap: ['css', 'diverging', 'viridis'],
     tokenize: ['MODES', 'tokenize'],
     random: ['gaussian', 'hashString', 'mulberry32', 'rngFor'],
