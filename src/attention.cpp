@@ -15,7 +15,8 @@ namespace {
 // Query rows per attention task: the scores of a block (rows × keys) stay in L2 and the
 // block is the unit of work for threads.
 constexpr std::size_t kRowBlock = 32;
-// Rows per projection task.
+// Rows per projection task: at most 64 (a chunk of A stays in L2 while the panels stream), fewer
+// when that leaves threads without work; always a multiple of 16, the K panel width.
 constexpr std::size_t kProjRows = 64;
 // Keys per tile of the fused attention: a 32 × 256 score tile (32 KiB) stays in L1 while the
 // K and V tiles (dk or dv × 256) come from L2.
@@ -69,6 +70,12 @@ void scale_and_mask(float* row, std::size_t n, float scale, const Mask& attn, st
 struct Scratch {
   // Below about a million multiply-adds, handing tasks to another thread costs more than it saves.
   bool parallel = true;
+  std::size_t workers = 1;
+  // About four tasks per thread over `rows`, so an uneven last task costs little.
+  std::size_t chunk(std::size_t rows) const {
+    const std::size_t wanted = ceil_div(rows, 4 * workers);
+    return std::min(kProjRows, std::max<std::size_t>(kPanelWidth, ceil_div(wanted, kPanelWidth) * kPanelWidth));
+  }
   void run(std::size_t count, const TaskFn& fn) const {
     if (parallel) {
       parallel_for(count, fn);
@@ -100,11 +107,12 @@ Status Layer::init(const LayerConfig& c, const LayerWeights& w) {
 void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s) const {
   const LayerConfig& c = config_;
   const std::size_t L = a.tgt_len, S = a.src_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads;
-  const std::size_t q_tasks = ceil_div(L, kProjRows), kv_tasks = ceil_div(S, kProjRows);
+  const std::size_t q_rows = s.chunk(L), kv_rows = s.chunk(S);
+  const std::size_t q_tasks = ceil_div(L, q_rows), kv_tasks = ceil_div(S, kv_rows);
   Intermediates* in = a.intermediates;
   s.run(q_tasks + 2 * kv_tasks, [&](std::size_t task, std::size_t) {
     if (task < q_tasks) {
-      const std::size_t r0 = task * kProjRows, rows = std::min(L, r0 + kProjRows) - r0;
+      const std::size_t r0 = task * q_rows, rows = std::min(L, r0 + q_rows) - r0;
       float* q = s.q.get() + r0 * dk;
       project_rows(q_, h, a.query + (b * L + r0) * c.q_in, rows, q);
       for (std::size_t i = 0; in && in->q && i < rows; ++i)
@@ -115,8 +123,8 @@ void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scr
       return;
     }
     const bool is_key = task < q_tasks + kv_tasks;
-    const std::size_t r0 = (task - q_tasks - (is_key ? 0 : kv_tasks)) * kProjRows;
-    const std::size_t rows = std::min(S, r0 + kProjRows) - r0;
+    const std::size_t r0 = (task - q_tasks - (is_key ? 0 : kv_tasks)) * kv_rows;
+    const std::size_t rows = std::min(S, r0 + kv_rows) - r0;
     if (is_key) {
       float* k = s.k.get() + r0 * dk;
       project_rows(k_, h, a.key + (b * S + r0) * c.k_in, rows, k);
@@ -242,9 +250,10 @@ void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, st
 // 3. Output projection in place: each row chunk is read before it is overwritten.
 void Layer::project_output(std::size_t rows_total, Scratch& s, float* rows_inout) const {
   const std::size_t width = o_.width;
-  s.run(ceil_div(rows_total, kProjRows), [&](std::size_t t, std::size_t worker) {
+  const std::size_t chunk = s.chunk(rows_total);
+  s.run(ceil_div(rows_total, chunk), [&](std::size_t t, std::size_t worker) {
     float* tmp = s.out_rows.get() + worker * kProjRows * width;
-    const std::size_t r0 = t * kProjRows, rows = std::min(rows_total, r0 + kProjRows) - r0;
+    const std::size_t r0 = t * chunk, rows = std::min(rows_total, r0 + chunk) - r0;
     gemm_packed(rows, width, width, rows_inout + r0 * width, width, o_.packed.get(), width, o_.bias.get(), tmp, width);
     std::memcpy(rows_inout + r0 * width, tmp, rows * width * sizeof(float));
   });
@@ -265,6 +274,7 @@ Status Layer::forward(const ForwardArgs& a) const {
                       (static_cast<double>(L) * c.q_in * H * dk + static_cast<double>(S) * (c.k_in * H * dk + c.v_in * width_v) +
                        static_cast<double>(L) * S * H * (dk + dv) + (c.out_projection ? static_cast<double>(L) * width_v * width_v : 0.0));
   s.parallel = macs >= kMinParallelMacs;
+  s.workers = s.parallel ? workers : 1;
   if (!s.q.allocate(L * dk) || !s.k.allocate(S * dk) || !s.v.allocate(S * dv) ||
       !s.packed_k.allocate(packed_panel_floats(S, dk)) || !s.packed_v.allocate(packed_panel_floats(dv, S)) ||
       !s.scores.allocate(workers * kRowBlock * (fused ? kKeyTile : S)) ||
