@@ -296,6 +296,7 @@ Status Layer::forward(const ForwardArgs& a) const {
       std::memcpy(a.intermediates->attn_output + b * L * width_v, attn_out, L * width_v * sizeof(float));
     if (c.out_projection) project_output(L, s, attn_out);
   }
+  if (s.parallel) parallel_rest();
   return Status::ok;
 }
 

@@ -57,6 +57,7 @@ class Pool {
       for (std::size_t t = 0; t < count; ++t) fn(t, 0);
       return;
     }
+    resting_.store(false);
     job_ = &fn;
     count_ = count;
     next_.store(0);
@@ -94,7 +95,7 @@ class Pool {
 
   // Waits for a generation other than `seen` (or stop); returns false on stop.
   bool await_job(std::size_t seen) {
-    for (int spin = 0; spin < kSpinsBeforeSleep; ++spin) {
+    for (int spin = 0; spin < kSpinsBeforeSleep && !resting_.load(); ++spin) {
       if (generation_.load() != seen) return true;
       if (stop_.load()) return false;
     }
@@ -123,6 +124,10 @@ class Pool {
   std::atomic<int> busy_{0};
   std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> resting_{false};
+
+ public:
+  void rest() { resting_.store(true); }
 };
 
 Pool& pool() {
@@ -133,6 +138,8 @@ Pool& pool() {
 }  // namespace
 
 void parallel_for(std::size_t count, const TaskFn& fn) { pool().run(count, fn); }
+
+void parallel_rest() { pool().rest(); }
 
 int set_thread_count(int threads) { return pool().resize(threads); }
 
