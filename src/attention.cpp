@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
+#include <utility>
 
 #include "kernels/f32-gemm.h"
 #include "kernels/f32-softmax.h"
@@ -83,10 +85,25 @@ struct Scratch {
       for (std::size_t t = 0; t < count; ++t) fn(t, 0);
     }
   }
-  FloatBuffer q, k, v, packed_k, packed_v;
-  FloatBuffer scores;    // per worker: kRowBlock rows of src_len scores (of kKeyTile when fused)
-  FloatBuffer block_out; // per worker: kRowBlock rows of the fused attention's running output
-  FloatBuffer out_rows;  // per worker: kProjRows rows of the output projection
+  // One allocation carved into 64-byte aligned pieces: fewer calls into malloc for small forwards.
+  FloatBuffer arena;
+  float *q = nullptr, *k = nullptr, *v = nullptr, *packed_k = nullptr, *packed_v = nullptr;
+  float* scores = nullptr;     // per worker: kRowBlock rows of src_len scores (of kKeyTile when fused)
+  float* block_out = nullptr;  // per worker: kRowBlock rows of the fused attention's running output
+  float* out_rows = nullptr;   // per worker: kProjRows rows of the output projection
+
+  bool allocate(std::initializer_list<std::pair<float**, std::size_t>> pieces) {
+    const auto aligned = [](std::size_t n) { return (n + 15) / 16 * 16; };
+    std::size_t total = 0;
+    for (const auto& piece : pieces) total += aligned(piece.second);
+    if (!arena.allocate(total)) return false;
+    float* next = arena.get();
+    for (const auto& piece : pieces) {
+      *piece.first = piece.second ? next : nullptr;
+      next += aligned(piece.second);
+    }
+    return true;
+  }
 };
 
 Status Layer::init(const LayerConfig& c, const LayerWeights& w) {
@@ -113,7 +130,7 @@ void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scr
   s.run(q_tasks + 2 * kv_tasks, [&](std::size_t task, std::size_t) {
     if (task < q_tasks) {
       const std::size_t r0 = task * q_rows, rows = std::min(L, r0 + q_rows) - r0;
-      float* q = s.q.get() + r0 * dk;
+      float* q = s.q + r0 * dk;
       project_rows(q_, h, a.query + (b * L + r0) * c.q_in, rows, q);
       for (std::size_t i = 0; in && in->q && i < rows; ++i)
         std::memcpy(in->q + (b * L + r0 + i) * H * dk + h * dk, q + i * dk, dk * sizeof(float));
@@ -126,15 +143,15 @@ void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scr
     const std::size_t r0 = (task - q_tasks - (is_key ? 0 : kv_tasks)) * kv_rows;
     const std::size_t rows = std::min(S, r0 + kv_rows) - r0;
     if (is_key) {
-      float* k = s.k.get() + r0 * dk;
+      float* k = s.k + r0 * dk;
       project_rows(k_, h, a.key + (b * S + r0) * c.k_in, rows, k);
-      pack_transposed(k, rows, dk, dk, s.packed_k.get() + r0 * dk);  // r0 is a multiple of 16
+      pack_transposed(k, rows, dk, dk, s.packed_k + r0 * dk);  // r0 is a multiple of 16
       for (std::size_t j = 0; in && in->k && j < rows; ++j)
         std::memcpy(in->k + (b * S + r0 + j) * H * dk + h * dk, k + j * dk, dk * sizeof(float));
     } else {
-      float* v = s.v.get() + r0 * dv;
+      float* v = s.v + r0 * dv;
       project_rows(v_, h, a.value + (b * S + r0) * c.v_in, rows, v);
-      pack_rows(v, rows, dv, dv, s.packed_v.get() + r0 * kPanelWidth, S);
+      pack_rows(v, rows, dv, dv, s.packed_v + r0 * kPanelWidth, S);
       for (std::size_t j = 0; in && in->v && j < rows; ++j)
         std::memcpy(in->v + (b * S + r0 + j) * H * dv + h * dv, v + j * dv, dv * sizeof(float));
     }
@@ -149,11 +166,11 @@ void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scra
   const float score_scale = a.intermediates ? a.scale : 1.0f;  // else folded into Q
   Intermediates* in = a.intermediates;
   s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
-    float* block_scores = s.scores.get() + worker * kRowBlock * S;
+    float* block_scores = s.scores + worker * kRowBlock * S;
     const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
     // Keys past the block's last query are all masked under causality: skip them.
     const std::size_t keys = a.is_causal ? std::min(S, i1) : S;
-    gemm_packed(rows, keys, dk, s.q.get() + i0 * dk, dk, s.packed_k.get(), dk, nullptr, block_scores, S);
+    gemm_packed(rows, keys, dk, s.q + i0 * dk, dk, s.packed_k, dk, nullptr, block_scores, S);
     for (std::size_t r = 0; r < rows; ++r) {
       const std::size_t i = i0 + r;
       float* row = block_scores + r * S;
@@ -164,7 +181,7 @@ void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scra
         // Skipped causal keys were never multiplied; the teaching copy shows their product.
         for (std::size_t j = keys; j < S; ++j) {
           float dot = 0.0f;
-          for (std::size_t d = 0; d < dk; ++d) dot += s.q.get()[i * dk + d] * s.k.get()[j * dk + d];
+          for (std::size_t d = 0; d < dk; ++d) dot += s.q[i * dk + d] * s.k[j * dk + d];
           dst[j] = dot;
         }
       }
@@ -180,7 +197,7 @@ void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scra
       softmax_row(row, keys);
       if (a.weights) store_weights(a, b, h, i, row, keys);
     }
-    gemm_packed(rows, dv, keys, block_scores, S, s.packed_v.get(), S, nullptr, attn_out + i0 * width_v + h * dv,
+    gemm_packed(rows, dv, keys, block_scores, S, s.packed_v, S, nullptr, attn_out + i0 * width_v + h * dv,
                 width_v);
   });
 }
@@ -192,8 +209,8 @@ void Layer::attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h
   const LayerConfig& c = config_;
   const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
   s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
-    float* tile = s.scores.get() + worker * kRowBlock * kKeyTile;
-    float* out = s.block_out.get() + worker * kRowBlock * dv;
+    float* tile = s.scores + worker * kRowBlock * kKeyTile;
+    float* out = s.block_out + worker * kRowBlock * dv;
     float running_max[kRowBlock], running_sum[kRowBlock];
     const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
     const std::size_t keys = a.is_causal ? std::min(S, i1) : S;
@@ -202,7 +219,7 @@ void Layer::attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h
     std::fill(running_sum, running_sum + rows, 0.0f);
     for (std::size_t j0 = 0; j0 < keys; j0 += kKeyTile) {
       const std::size_t tk = std::min(kKeyTile, keys - j0);
-      gemm_packed(rows, tk, dk, s.q.get() + i0 * dk, dk, s.packed_k.get() + j0 * dk, dk, nullptr, tile, kKeyTile);
+      gemm_packed(rows, tk, dk, s.q + i0 * dk, dk, s.packed_k + j0 * dk, dk, nullptr, tile, kKeyTile);
       for (std::size_t r = 0; r < rows; ++r) {
         const std::size_t i = i0 + r;
         float* row = tile + r * kKeyTile;
@@ -220,7 +237,7 @@ void Layer::attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h
         if (rescale != 1.0f) scale_row(out + r * dv, dv, rescale);
         running_max[r] = new_max;
       }
-      gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, s.packed_v.get() + j0 * kPanelWidth, S, out, dv);
+      gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, s.packed_v + j0 * kPanelWidth, S, out, dv);
     }
     for (std::size_t r = 0; r < rows; ++r) {
       // A query whose every key is masked attends to nothing: zeros, not 0/0.
@@ -252,7 +269,7 @@ void Layer::project_output(std::size_t rows_total, Scratch& s, float* rows_inout
   const std::size_t width = o_.width;
   const std::size_t chunk = s.chunk(rows_total);
   s.run(ceil_div(rows_total, chunk), [&](std::size_t t, std::size_t worker) {
-    float* tmp = s.out_rows.get() + worker * kProjRows * width;
+    float* tmp = s.out_rows + worker * kProjRows * width;
     const std::size_t r0 = t * chunk, rows = std::min(rows_total, r0 + chunk) - r0;
     gemm_packed(rows, width, width, rows_inout + r0 * width, width, o_.packed.get(), width, o_.bias.get(), tmp, width);
     std::memcpy(rows_inout + r0 * width, tmp, rows * width * sizeof(float));
@@ -275,11 +292,14 @@ Status Layer::forward(const ForwardArgs& a) const {
                        static_cast<double>(L) * S * H * (dk + dv) + (c.out_projection ? static_cast<double>(L) * width_v * width_v : 0.0));
   s.parallel = macs >= kMinParallelMacs;
   s.workers = s.parallel ? workers : 1;
-  if (!s.q.allocate(L * dk) || !s.k.allocate(S * dk) || !s.v.allocate(S * dv) ||
-      !s.packed_k.allocate(packed_panel_floats(S, dk)) || !s.packed_v.allocate(packed_panel_floats(dv, S)) ||
-      !s.scores.allocate(workers * kRowBlock * (fused ? kKeyTile : S)) ||
-      (fused && !s.block_out.allocate(workers * kRowBlock * dv)) ||
-      (c.out_projection && !s.out_rows.allocate(workers * kProjRows * width_v)))
+  if (!s.allocate({{&s.q, L * dk},
+                   {&s.k, S * dk},
+                   {&s.v, S * dv},
+                   {&s.packed_k, packed_panel_floats(S, dk)},
+                   {&s.packed_v, packed_panel_floats(dv, S)},
+                   {&s.scores, workers * kRowBlock * (fused ? kKeyTile : S)},
+                   {&s.block_out, fused ? workers * kRowBlock * dv : 0},
+                   {&s.out_rows, c.out_projection ? workers * kProjRows * width_v : 0}}))
     return Status::out_of_memory;
 
   for (std::size_t b = 0; b < a.batch; ++b) {
