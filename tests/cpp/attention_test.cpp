@@ -112,55 +112,45 @@ const Case kCases[] = {
     {"mha long causal, tiles", 1, 530, 530, 8, 8, 8, 1, 8, 8, true, false, true, true, MaskKind::additive, MaskKind::none, false},
 };
 
-TEST(Attention, LayerMatchesDoubleReference) {
+// Both paths: with weights (whole score rows) and without (the fused, key-tiled one).
+TEST(Attention, LayerMatchesDoubleReferenceWithAndWithoutWeights) {
   for (const Case& c : kCases) {
     Problem p(c);
     wa::Layer layer;
     ASSERT_EQ(layer.init(p.config(), p.weights()), wa::Status::ok) << c.name;
-    Result got, ref;
-    ASSERT_EQ(layer.forward(p.args(got)), wa::Status::ok) << c.name;
+    Result ref, got, fused;
     wa::reference_forward(p.config(), p.weights(), p.args(ref));
+    ASSERT_EQ(layer.forward(p.args(got)), wa::Status::ok) << c.name;
     EXPECT_TRUE(wa_test::all_close(got.output, wa_test::to_double(ref.output), c.name + " output"));
     EXPECT_TRUE(wa_test::all_close(got.weights, wa_test::to_double(ref.weights), c.name + " weights"));
-  }
-}
-
-TEST(Attention, FusedPathWithoutWeightsMatchesDoubleReference) {
-  for (const Case& c : kCases) {
-    Problem p(c);
-    wa::Layer layer;
-    ASSERT_EQ(layer.init(p.config(), p.weights()), wa::Status::ok) << c.name;
-    Result got, ref;
-    wa::ForwardArgs args = p.args(got);
-    args.weights = nullptr;
-    ASSERT_EQ(layer.forward(args), wa::Status::ok) << c.name;
-    wa::reference_forward(p.config(), p.weights(), p.args(ref));
-    EXPECT_TRUE(wa_test::all_close(got.output, wa_test::to_double(ref.output), c.name + " output (fused)"));
+    wa::ForwardArgs fused_args = p.args(fused);
+    fused_args.weights = nullptr;
+    ASSERT_EQ(layer.forward(fused_args), wa::Status::ok) << c.name;
+    EXPECT_TRUE(wa_test::all_close(fused.output, wa_test::to_double(ref.output), c.name + " output (fused)"));
   }
 }
 
 TEST(Attention, ThreadCountDoesNotChangeABit) {
+  const auto same_bits = [](const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  };
   for (const Case& c : kCases) {
     Problem p(c);
     wa::Layer layer;
     ASSERT_EQ(layer.init(p.config(), p.weights()), wa::Status::ok);
-    Result one, two;
-    wa::set_thread_count(1);
-    ASSERT_EQ(layer.forward(p.args(one)), wa::Status::ok);
-    wa::set_thread_count(2);
-    ASSERT_EQ(layer.forward(p.args(two)), wa::Status::ok);
-    wa::set_thread_count(1);
-    EXPECT_EQ(0, std::memcmp(one.output.data(), two.output.data(), one.output.size() * sizeof(float))) << c.name;
-    EXPECT_EQ(0, std::memcmp(one.weights.data(), two.weights.data(), one.weights.size() * sizeof(float))) << c.name;
-    // The fused path (no weights) splits the same way.
-    wa::ForwardArgs fused_one = p.args(one), fused_two = p.args(two);
-    fused_one.weights = fused_two.weights = nullptr;
-    wa::set_thread_count(1);
-    ASSERT_EQ(layer.forward(fused_one), wa::Status::ok);
-    wa::set_thread_count(2);
-    ASSERT_EQ(layer.forward(fused_two), wa::Status::ok);
-    wa::set_thread_count(1);
-    EXPECT_EQ(0, std::memcmp(one.output.data(), two.output.data(), one.output.size() * sizeof(float))) << c.name;
+    for (bool with_weights : {true, false}) {
+      Result runs[2];
+      for (int threads : {1, 2}) {
+        wa::ForwardArgs args = p.args(runs[threads - 1]);
+        if (!with_weights) args.weights = nullptr;
+        wa::set_thread_count(threads);
+        ASSERT_EQ(layer.forward(args), wa::Status::ok);
+      }
+      wa::set_thread_count(1);
+      const std::string label = c.name + (with_weights ? "" : " (fused)");
+      EXPECT_TRUE(same_bits(runs[0].output, runs[1].output)) << label;
+      EXPECT_TRUE(same_bits(runs[0].weights, runs[1].weights)) << label;
+    }
   }
 }
 
