@@ -62,7 +62,43 @@ void gemm_panels(std::size_t m, std::size_t n, std::size_t k, const float* a, st
   }
 }
 
+// The 4 × 4 block at rows[0..3][0..3] transposed into dst[j · kPanelWidth + 0..3], j = 0..3.
+template <class B>
+inline void transpose4x4_into(const float* r0, const float* r1, const float* r2, const float* r3, float* dst) {
+  using Pairs = xsimd::batch<double, typename B::arch_type>;
+  const B a = B::load_unaligned(r0), b = B::load_unaligned(r1), c = B::load_unaligned(r2), d = B::load_unaligned(r3);
+  const Pairs ab_lo = xsimd::bitwise_cast<Pairs>(xsimd::zip_lo(a, b)), ab_hi = xsimd::bitwise_cast<Pairs>(xsimd::zip_hi(a, b));
+  const Pairs cd_lo = xsimd::bitwise_cast<Pairs>(xsimd::zip_lo(c, d)), cd_hi = xsimd::bitwise_cast<Pairs>(xsimd::zip_hi(c, d));
+  xsimd::bitwise_cast<B>(xsimd::zip_lo(ab_lo, cd_lo)).store_unaligned(dst);
+  xsimd::bitwise_cast<B>(xsimd::zip_hi(ab_lo, cd_lo)).store_unaligned(dst + kPanelWidth);
+  xsimd::bitwise_cast<B>(xsimd::zip_lo(ab_hi, cd_hi)).store_unaligned(dst + 2 * kPanelWidth);
+  xsimd::bitwise_cast<B>(xsimd::zip_hi(ab_hi, cd_hi)).store_unaligned(dst + 3 * kPanelWidth);
+}
+
 }  // namespace
+
+void pack_transposed(const float* w, std::size_t n, std::size_t k, std::size_t ldw, float* packed) {
+  for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
+    const std::size_t cols = n - p0 < kPanelWidth ? n - p0 : kPanelWidth;
+    float* panel = packed + p0 * k;
+    std::size_t kk = 0;
+    // Whole panels move as 4 × 4 transposes (a one-shot call packs every weight, every call).
+    if constexpr (Batch::size == 4) {
+      if (cols == kPanelWidth) {
+        for (; kk + 4 <= k; kk += 4)
+          for (std::size_t g = 0; g < kPanelWidth; g += 4) {
+            const float* r = w + (p0 + g) * ldw + kk;
+            transpose4x4_into<Batch>(r, r + ldw, r + 2 * ldw, r + 3 * ldw, panel + kk * kPanelWidth + g);
+          }
+      }
+    }
+    for (; kk < k; ++kk) {
+      float* dst = panel + kk * kPanelWidth;
+      for (std::size_t c = 0; c < cols; ++c) dst[c] = w[(p0 + c) * ldw + kk];
+      for (std::size_t c = cols; c < kPanelWidth; ++c) dst[c] = 0.0f;
+    }
+  }
+}
 
 void gemm_packed(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* packed,
                  std::size_t packed_k, const float* bias, float* c, std::size_t ldc) {

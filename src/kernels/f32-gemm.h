@@ -25,16 +25,7 @@ inline std::size_t packed_panel_floats(std::size_t n, std::size_t k) {
 }
 
 // B given as its transpose: rows of w are B's columns (nn.Linear's [out, in] weights, or K of Q·Kᵀ).
-inline void pack_transposed(const float* w, std::size_t n, std::size_t k, std::size_t ldw, float* packed) {
-  for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
-    const std::size_t cols = n - p0 < kPanelWidth ? n - p0 : kPanelWidth;
-    for (std::size_t kk = 0; kk < k; ++kk) {
-      float* dst = packed + (p0 * k) + kk * kPanelWidth;
-      for (std::size_t c = 0; c < cols; ++c) dst[c] = w[(p0 + c) * ldw + kk];
-      for (std::size_t c = cols; c < kPanelWidth; ++c) dst[c] = 0.0f;
-    }
-  }
-}
+void pack_transposed(const float* w, std::size_t n, std::size_t k, std::size_t ldw, float* packed);
 
 // B given as is: k rows of n columns (V of P·V), written as rows [0, k) of panels that hold
 // packed_k rows each — so row chunks of one B can be packed by different threads.
