@@ -1,7 +1,6 @@
 #include "attention.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
@@ -53,17 +52,25 @@ float additive(const Mask& m, std::size_t index) {
   return m.kind == MaskKind::additive ? static_cast<const float*>(m.data)[index] : 0.0f;
 }
 
-// Scores of query row i against keys [0, n) → scaled and masked, in place.
-void scale_and_mask(float* row, std::size_t n, float scale, const Mask& attn, std::size_t attn_offset,
-                    const Mask& padding, std::size_t padding_offset) {
-  if (scale != 1.0f)
-    for (std::size_t j = 0; j < n; ++j) row[j] *= scale;
-  if (attn.kind != MaskKind::none)
+// Query i's scores against keys [j0, j0 + n), in place: scaled, then the attention mask, the key
+// padding mask and causality (key j > query i) applied: bool → -inf, float → added.
+void mask_scores(const ForwardArgs& a, std::size_t heads, std::size_t b, std::size_t h, std::size_t i,
+                 std::size_t j0, float* row, std::size_t n, float scale) {
+  if (scale != 1.0f) scale_row(row, n, scale);
+  const Mask& attn = a.attn_mask;
+  if (attn.kind != MaskKind::none) {
+    const std::size_t offset = (attn.per_head ? (b * heads + h) * a.tgt_len + i : i) * a.src_len + j0;
     for (std::size_t j = 0; j < n; ++j)
-      row[j] = is_masked(attn, attn_offset + j) ? -INFINITY : row[j] + additive(attn, attn_offset + j);
-  if (padding.kind != MaskKind::none)
+      row[j] = is_masked(attn, offset + j) ? -INFINITY : row[j] + additive(attn, offset + j);
+  }
+  const Mask& padding = a.key_padding_mask;
+  if (padding.kind != MaskKind::none) {
+    const std::size_t offset = b * a.src_len + j0;
     for (std::size_t j = 0; j < n; ++j)
-      row[j] = is_masked(padding, padding_offset + j) ? -INFINITY : row[j] + additive(padding, padding_offset + j);
+      row[j] = is_masked(padding, offset + j) ? -INFINITY : row[j] + additive(padding, offset + j);
+  }
+  if (a.is_causal)
+    for (std::size_t j = i + 1 > j0 ? i + 1 - j0 : 0; j < n; ++j) row[j] = -INFINITY;
 }
 
 }  // namespace
@@ -185,10 +192,7 @@ void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scra
           dst[j] = dot;
         }
       }
-      const std::size_t attn_offset = (a.attn_mask.per_head ? (b * H + h) * L + i : i) * S;
-      scale_and_mask(row, keys, score_scale, a.attn_mask, attn_offset, a.key_padding_mask, b * S);
-      if (a.is_causal)
-        for (std::size_t j = i + 1; j < keys; ++j) row[j] = -INFINITY;
+      mask_scores(a, H, b, h, i, 0, row, keys, score_scale);
       if (in && in->scaled_scores) {
         float* dst = in->scaled_scores + head_row * S;
         std::memcpy(dst, row, keys * sizeof(float));
@@ -223,10 +227,7 @@ void Layer::attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h
       for (std::size_t r = 0; r < rows; ++r) {
         const std::size_t i = i0 + r;
         float* row = tile + r * kKeyTile;
-        const std::size_t attn_offset = (a.attn_mask.per_head ? (b * H + h) * L + i : i) * S + j0;
-        scale_and_mask(row, tk, 1.0f, a.attn_mask, attn_offset, a.key_padding_mask, b * S + j0);
-        if (a.is_causal)
-          for (std::size_t j = i + 1 > j0 ? i + 1 - j0 : 0; j < tk; ++j) row[j] = -INFINITY;
+        mask_scores(a, H, b, h, i, j0, row, tk, 1.0f);
         const float new_max = std::fmax(running_max[r], row_max(row, tk));
         if (new_max == -INFINITY) {  // every key so far masked: this tile adds nothing
           std::fill(row, row + tk, 0.0f);
