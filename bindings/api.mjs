@@ -171,13 +171,13 @@ export function makeApi(Module, info) {
     }
     const forwardName = `${fn}().forward`;
     // Likewise forward accepts the layer's arguments; sizes, if repeated, must agree.
+    const layerSizes = { dModel: layer.qIn, embedDim: layer.qIn, numHeads: layer.heads, kdim: layer.kIn, vdim: layer.vIn };
     return {
       forward(fargs) {
         if (handle === 0) throw new Error(`${forwardName}: this layer was disposed; create a new one`);
         const fc = new Checker(forwardName, fargs);
         fc.onlyKnown(known);
-        for (const name of ['dModel', 'embedDim', 'numHeads', 'kdim', 'vdim']) {
-          const expected = { dModel: layer.qIn, embedDim: layer.qIn, numHeads: layer.heads, kdim: layer.kIn, vdim: layer.vIn }[name];
+        for (const [name, expected] of Object.entries(layerSizes)) {
           if (fargs[name] !== undefined && fargs[name] !== expected) {
             throw fc.rangeError(name, `${expected} as when the layer was created`, fargs[name]);
           }

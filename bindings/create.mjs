@@ -42,12 +42,13 @@ function threadsAllowed(loader) {
 // More threads than this rarely pay for attention-sized work and each holds a worker.
 const MAX_AUTO_THREADS = 8;
 
-// loader: { factory(variant), wasmBytes(variant, locateFile?), locateFile(name), mainScript(variant),
-//           hardwareThreads(), isNode }   variant: 'st' (one thread) or 'mt' (pthreads)
+// loader: { factory(variant), wasmBytes(variant, locateFile?), locateFile(name), hardwareThreads(),
+//           isNode }   variant: 'st' (one thread) or 'mt' (pthreads)
 export async function createAttentionWith(loader, options) {
   const opts = checkOptions(options);
   const allowed = threadsAllowed(loader);
-  const threads = opts.threads === 'auto' ? allowed : Math.min(opts.threads, allowed === 1 ? 1 : opts.threads);
+  // An explicit count is honoured wherever threads exist at all (the caller knows the machine).
+  const threads = opts.threads === 'auto' || allowed === 1 ? allowed : opts.threads;
   const variant = threads > 1 ? 'mt' : 'st';
   const factory = await loader.factory(variant);
   const locateFile = opts.locateFile ?? loader.locateFile;

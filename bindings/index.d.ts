@@ -2,8 +2,11 @@
 
 /** A flat, row-major tensor. number[] and Float64Array are accepted and converted to float32. */
 export type Tensor = Float32Array | Float64Array | number[];
-/** Uint8Array: boolean, 1 = masked out (as PyTorch's bool masks). Float32Array: added to the scores. */
-export type Mask = Uint8Array | Float32Array;
+/**
+ * Uint8Array or boolean[]: masked out where 1 / true (as PyTorch's bool masks).
+ * Float32Array or Float64Array: added to the scores (e.g. 0 / -Infinity). A number[] is refused as ambiguous.
+ */
+export type Mask = Uint8Array | boolean[] | Float32Array | Float64Array;
 
 export interface CreateOptions {
   /** A thread count, or 'auto' (what the environment allows; 1 without SharedArrayBuffer). Default 1. */

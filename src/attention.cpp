@@ -284,7 +284,6 @@ Status Layer::forward(const ForwardArgs& a) const {
   if (L == 0 || S == 0 || a.batch == 0 || !a.query || !a.key || !a.value || !a.output || c.q_in == 0)
     return Status::invalid_argument;
 
-  const std::size_t workers = static_cast<std::size_t>(thread_count());
   // Weights and the teaching copies need whole score rows; otherwise the fused path runs.
   const bool fused = !a.weights && !a.intermediates;
   Scratch s;
@@ -292,7 +291,8 @@ Status Layer::forward(const ForwardArgs& a) const {
                       (static_cast<double>(L) * c.q_in * H * dk + static_cast<double>(S) * (c.k_in * H * dk + c.v_in * width_v) +
                        static_cast<double>(L) * S * H * (dk + dv) + (c.out_projection ? static_cast<double>(L) * width_v * width_v : 0.0));
   s.parallel = macs >= kMinParallelMacs;
-  s.workers = s.parallel ? workers : 1;
+  s.workers = s.parallel ? static_cast<std::size_t>(thread_count()) : 1;
+  const std::size_t workers = s.workers;  // per-worker scratch: one set when the forward runs serially
   if (!s.allocate({{&s.q, L * dk},
                    {&s.k, S * dk},
                    {&s.v, S * dv},
