@@ -72,7 +72,7 @@ export function mhaLayer(c) {
   weights.bo = c.tensor('outProjBias', { required: false });
   c.length('outProjBias', weights.bo, E, `embedDim = ${E}`);
   const headDim = E / numHeads;
-  return { qIn: E, kIn: kdim, vIn: vdim, heads: numHeads, dk: headDim, dv: headDim, outProjection: true, weights, embedDim: E };
+  return { qIn: E, kIn: kdim, vIn: vdim, heads: numHeads, dk: headDim, dv: headDim, outProjection: true, weights };
 }
 
 function attnMask(c, tgtLen, srcLen, batchHeads) {

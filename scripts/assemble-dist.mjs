@@ -33,10 +33,9 @@ for (const name of ['wasm-attention', 'wasm-attention-mt']) {
 copyFileSync(join(wasmBuild, 'wasm-attention-mt.worker.js'), join(dist, 'wasm-attention-mt.worker.js'));
 
 const withVersion = (text) => text.replaceAll('__VERSION__', version);
-for (const name of ['api.mjs', 'checks.mjs', 'heap.mjs', 'layer-args.mjs', 'index.mjs', 'index.cjs', 'index.d.ts']) {
+for (const name of ['api.mjs', 'checks.mjs', 'create.mjs', 'heap.mjs', 'layer-args.mjs', 'index.mjs', 'index.cjs', 'index.d.ts']) {
   writeFileSync(join(dist, name), withVersion(readFileSync(join(root, 'bindings', name), 'utf8')));
 }
-writeFileSync(join(dist, 'create.mjs'), withVersion(readFileSync(join(root, 'bindings', 'create.mjs'), 'utf8')));
 await build({
   entryPoints: [join(dist, 'create.mjs')],
   outfile: join(dist, 'create.cjs'),
