@@ -2,14 +2,13 @@
 
 #include <cmath>
 
-#include <xsimd/xsimd.hpp>
-
 #include "f32-exp.h"
+#include "simd.h"
 
 namespace wa {
 namespace {
 
-using Batch = xsimd::batch<float>;
+using Batch = simd::batch<float>;
 constexpr std::size_t kLanes = Batch::size;
 
 }  // namespace
@@ -19,7 +18,7 @@ float row_max(const float* x, std::size_t n) {
   float max = -INFINITY;
   if (vec_end > 0) {
     Batch vmax(-INFINITY);
-    for (std::size_t j = 0; j < vec_end; j += kLanes) vmax = xsimd::max(vmax, Batch::load_unaligned(x + j));
+    for (std::size_t j = 0; j < vec_end; j += kLanes) vmax = simd::max(vmax, Batch::load_unaligned(x + j));
     alignas(16) float lanes[kLanes];
     vmax.store_aligned(lanes);
     for (std::size_t l = 0; l < kLanes; ++l) max = std::fmax(max, lanes[l]);
@@ -37,7 +36,7 @@ float exp_minus_max_sum(float* x, std::size_t n, float max) {
     e.store_unaligned(x + j);
     vsum += e;
   }
-  float sum = xsimd::hadd(vsum);
+  float sum = simd::hadd(vsum);
   if (vec_end < n) {
     // The tail goes through the same vector exp (padded with -inf, whose exp is 0), so every
     // element is computed by one function whatever its position.
