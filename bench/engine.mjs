@@ -20,10 +20,10 @@ export async function loadEngine() {
   }
 }
 
-/** Creates an instance with `threads`; error string when it cannot give that many threads. */
-export async function createInstance(createAttention, threads) {
+/** Creates an instance with `threads` (and more options); error string when it cannot give that many threads. */
+export async function createInstance(createAttention, threads, options = {}) {
   try {
-    const attn = await createAttention({ threads });
+    const attn = await createAttention({ threads, ...options });
     const got = attn.info?.threads;
     if (threads > 1 && got !== threads) return { error: `createAttention({threads:${threads}}) gave info.threads = ${got}` };
     return { attn, info: attn.info };

@@ -1,6 +1,6 @@
 'use strict';
 /*
- * A float64 JavaScript reference of the wasm-attention contract (API.md): the oracle
+ * A float64 JavaScript reference of the wasm-attention contract (docs/API.md): the oracle
  * of the JS tests. Plain loops, written to be read, not to be fast.
  *
  * Layouts (flat, row-major, outermost axis first; batch first as PyTorch batch_first=True):
