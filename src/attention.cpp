@@ -395,11 +395,15 @@ void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, st
   const std::size_t H = config_.num_heads, L = a.tgt_len, S = a.src_len;
   const bool average = a.average_weights && H > 1;
   float* dst = a.weights + (average ? b * L + i : (b * H + h) * L + i) * S;
+  // Keys past `keys` were skipped (causal): weight 0, or NaN in a NaN row (softmax_row makes a row
+  // with a NaN all NaN).
+  const bool nan_row = keys > 0 && std::isnan(row[0]);
   if (!average || h == 0) {
     std::memcpy(dst, row, keys * sizeof(float));
-    std::fill(dst + keys, dst + S, 0.0f);
+    std::fill(dst + keys, dst + S, nan_row ? NAN : 0.0f);
   } else {
     for (std::size_t j = 0; j < keys; ++j) dst[j] += row[j];
+    if (nan_row) std::fill(dst + keys, dst + S, NAN);
   }
   if (average && h == H - 1)
     for (std::size_t j = 0; j < S; ++j) dst[j] /= static_cast<float>(H);
