@@ -40,10 +40,11 @@ export function describe(value) {
   if (isArray(value)) return 'an Array';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value)}`;
   if (typeof value === 'object') {
-    // instanceof may run a Proxy's trap: harmless here, nothing is held while checks run.
+    // `in` may run a Proxy's trap: harmless here, nothing is held while checks run. (Not
+    // instanceof: a typed array of another realm, a vm context or a frame, is no instance here.)
     let poses = false;
     try {
-      poses = value instanceof TypedArrayPrototype.constructor;
+      poses = 'BYTES_PER_ELEMENT' in value;
     } catch {
       poses = true;
     }
