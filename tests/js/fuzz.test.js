@@ -2,20 +2,13 @@
 // Seeded differential fuzz: 1,200 random small cases (fuzz-cases.js) against the float64
 // reference, on engines of 1 and 2 threads; every 10th case also runs on the other engine and must
 // give bit-identical results. `npm run fuzz N` runs N cases (scripts/fuzz.mjs).
-const { createAttention } = require('wasm-attention');
+const { useEngines } = require('./engines');
 const { randomCase, runCase } = require('./fuzz-cases');
 
 const SEED = 20261201;
 const CASES = 1200;
 
-let engines;
-beforeAll(async () => {
-  engines = { 1: await createAttention({ threads: 1 }), 2: await createAttention({ threads: 2 }) };
-});
-afterAll(() => {
-  engines[1].dispose();
-  engines[2].dispose();
-});
+const engines = useEngines();
 
 /** Same bits everywhere (any NaN equals any NaN). */
 function expectSameBits(a, b, label) {

@@ -4,18 +4,11 @@
 // is what it would be without it; a key masked for a query (bool, −∞, causality) takes no part in
 // that query's row. Checked on both attention paths (weights wanted: whole score rows; no weights:
 // the fused, tiled path), one-shot and prepared, 1 and 2 threads.
-const { createAttention } = require('wasm-attention');
 const ref = require('./reference');
 const { mhaArgs, saArgs, mhaDims, saDims } = require('./cases');
+const { useEngines } = require('./engines');
 
-let engines;
-beforeAll(async () => {
-  engines = { 1: await createAttention({ threads: 1 }), 2: await createAttention({ threads: 2 }) };
-});
-afterAll(() => {
-  engines[1].dispose();
-  engines[2].dispose();
-});
+const engines = useEngines();
 
 const poisoned = (t, index, value) => {
   const c = Float32Array.from(t);
