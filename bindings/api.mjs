@@ -10,8 +10,14 @@ import {
   layerSizes, layerTensorLengths, mhaForward, mhaLayer, selfForward, selfLayer,
 } from './layer-args.mjs';
 
-// Results a forward may return besides output and weights, and their slots.
-const INTERMEDIATE_SLOTS = { q: 'i_q', k: 'i_k', v: 'i_v', scores: 'i_scores', scaledScores: 'i_scaled_scores', attnOutput: 'i_attn_output' };
+// What a forward returns, by its name in forwardSizes and its slot: always, and when intermediates
+// are wanted (the teaching copies).
+const RESULTS = [['output', 'output'], ['weights', 'weights']];
+const INTERMEDIATES = [['q', 'i_q'], ['k', 'i_k'], ['v', 'i_v'], ['scores', 'i_scores'],
+  ['scaledScores', 'i_scaled_scores'], ['attnOutput', 'i_attn_output']];
+const ALL_RESULTS = [...RESULTS, ...INTERMEDIATES];
+// The masks: argument, kind slot, data slot.
+const MASKS = [['attnMask', 'attn_mask_kind', 'attn_mask'], ['keyPaddingMask', 'key_padding_mask_kind', 'key_padding_mask']];
 
 // The tensors a layer copies in, by slot: packed Q, K, V rows (PyTorch's in_proj_weight /
 // in_proj_bias) are copied once and the three slots point into them.
@@ -22,11 +28,18 @@ function layerTensors(layer) {
 
 const sum = (values) => values.reduce((a, b) => a + b, 0);
 
+// The bits of a float32 (the scale slot).
+const floatBits = new Float32Array(1);
+const uintBits = new Uint32Array(floatBits.buffer);
+
 export function makeApi(Module, info) {
   let M = Module; // null once the engine is disposed: its memory can then be collected
   const slots = M.wireSlots();
   const { status: STATUS, maskKind: MASK_KIND, heapMaxBytes } = M.constants();
-  const wire = M._malloc(slots.count * 4);
+  const sizeNames = M.forwardSizeNames();
+  // The slot block, then (8-byte aligned) the doubles forwardSizes writes.
+  const sizesOffset = Math.ceil((slots.count * 4) / 8) * 8;
+  const wire = M._malloc(sizesOffset + 8 * sizeNames.length);
   const liveLayers = new Set(); // { handle } of every layer not yet disposed
 
   function engine(fn) {
@@ -37,10 +50,31 @@ export function makeApi(Module, info) {
   // Arguments are staged per call in a JavaScript copy of the slot block and copied in with one
   // set() just before the call: no user code runs in between, so a re-entrant call (from a getter
   // in the arguments, which run before this) cannot see or change another call's slots.
-  const newStage = () => new Uint32Array(slots.count);
+  // (A stage per call depth, reused: allocating one per call costs more than a small call's math.)
+  const stages = [];
+  let depth = 0;
+  function withStage(body) {
+    const stage = stages[depth] ?? (stages[depth] = new Uint32Array(slots.count));
+    stage.fill(0);
+    depth++;
+    try {
+      return body(stage);
+    } finally {
+      depth--;
+    }
+  }
   function call(stage, fnName) {
     M.HEAPU32.set(stage, wire >>> 2);
     return M[fnName](wire);
+  }
+  // { output, weights, q, …, workspaceBytes } of the forward staged (names from the module).
+  function forwardSizes(stage) {
+    M.HEAPU32.set(stage, wire >>> 2);
+    M.forwardSizes(wire, wire + sizesOffset);
+    const figures = M.HEAPF64.subarray((wire + sizesOffset) / 8, (wire + sizesOffset) / 8 + sizeNames.length);
+    const sizes = {};
+    sizeNames.forEach((name, i) => (sizes[name] = figures[i]));
+    return sizes;
   }
 
   function stageConfig(stage, layer) {
@@ -73,7 +107,8 @@ export function makeApi(Module, info) {
     stage[slots.tgt_len] = f.tgtLen;
     stage[slots.src_len] = f.srcLen;
     stage[slots.is_causal] = f.isCausal ? 1 : 0;
-    new Float32Array(stage.buffer)[slots.scale] = f.scale;
+    floatBits[0] = f.scale;
+    stage[slots.scale] = uintBits[0];
     stage[slots.average_weights] = f.average ? 1 : 0;
     stage[slots.need_weights] = f.needWeights ? 1 : 0;
     stage[slots.intermediates] = f.returnIntermediates ? 1 : 0;
@@ -85,18 +120,15 @@ export function makeApi(Module, info) {
   };
 
   // Copies the inputs in, runs `fnName` (one-shot or prepared), copies fresh arrays out.
-  function run(fnName, fn, layer, f, handle) {
-    const stage = newStage();
+  const run = (fnName, fn, layer, f, handle) => withStage((stage) => runStaged(stage, fnName, fn, layer, f, handle));
+  function runStaged(stage, fnName, fn, layer, f, handle) {
     stageConfig(stage, layer);
     stageShape(stage, f);
-    const sizes = call(stage, 'forwardSizes');
-    const counts = { output: sizes.output, weights: sizes.weights };
-    if (f.returnIntermediates) {
-      for (const name of Object.keys(INTERMEDIATE_SLOTS)) if (sizes[name] > 0) counts[name] = sizes[name];
-    }
-    const copied = forwardInputs(f).concat(handle ? [] : layerTensors(layer));
-    const needed = sum(copied.map(heapBytes)) + 4 * sum(Object.values(counts)) + sizes.workspaceBytes +
-      (handle ? 0 : M.layerBytes(wire));
+    const sizes = forwardSizes(stage);
+    const results = f.returnIntermediates ? ALL_RESULTS : RESULTS;
+    let needed = sizes.workspaceBytes + (handle ? 0 : M.layerBytes(wire) + sum(layerTensors(layer).map(heapBytes)));
+    for (const t of forwardInputs(f)) needed += heapBytes(t);
+    for (const [name] of results) needed += 4 * sizes[name];
     if (needed > heapMaxBytes) throw outOfMemory(fn, needed, heapMaxBytes);
     const scope = new HeapScope(M, fn, heapMaxBytes);
     try {
@@ -108,29 +140,24 @@ export function makeApi(Module, info) {
       stage[slots.query] = query;
       stage[slots.key] = key;
       stage[slots.value] = value;
-      for (const [name, kind, data] of [['attnMask', 'attn_mask_kind', 'attn_mask'], ['keyPaddingMask', 'key_padding_mask_kind', 'key_padding_mask']]) {
+      for (const [name, kindSlot, dataSlot] of MASKS) {
         const m = f[name];
         if (!m) continue;
-        stage[slots[kind]] = MASK_KIND[m.kind];
-        stage[slots[data]] = scope.copy(name, m.data);
+        stage[slots[kindSlot]] = MASK_KIND[m.kind];
+        stage[slots[dataSlot]] = scope.copy(name, m.data);
       }
       stage[slots.attn_mask_per_head] = f.attnMask?.perHead ? 1 : 0;
-      const pointers = {};
-      for (const [name, count] of Object.entries(counts)) pointers[name] = count > 0 ? scope.alloc(4 * count) : 0;
-      stage[slots.output] = pointers.output;
-      stage[slots.weights] = pointers.weights;
-      for (const [name, slot] of Object.entries(INTERMEDIATE_SLOTS)) stage[slots[slot]] = pointers[name] ?? 0;
+      for (const [name, slot] of results) stage[slots[slot]] = sizes[name] > 0 ? scope.alloc(4 * sizes[name]) : 0;
       const status = call(stage, fnName);
       if (status === STATUS.outOfMemory) throw outOfMemory(fn, needed, heapMaxBytes);
       if (status !== STATUS.ok) throw new Error(`${fn}: internal error: the engine rejected arguments the wrapper accepted (status ${status})`);
-      const result = {
-        output: scope.read(pointers.output, counts.output),
-        weights: counts.weights ? scope.read(pointers.weights, counts.weights) : null,
-      };
+      // A result not wanted (weights, an intermediate the layer has not) is null / absent.
+      const read = (name, slot) => (sizes[name] > 0 ? scope.read(stage[slots[slot]], sizes[name]) : null);
+      const result = { output: read('output', 'output'), weights: read('weights', 'weights') };
       if (f.returnIntermediates) {
         result.intermediates = {};
-        for (const name of Object.keys(INTERMEDIATE_SLOTS)) {
-          if (counts[name]) result.intermediates[name] = scope.read(pointers[name], counts[name]);
+        for (const [name, slot] of INTERMEDIATES) {
+          if (sizes[name] > 0) result.intermediates[name] = read(name, slot);
         }
       }
       return result;
@@ -148,8 +175,8 @@ export function makeApi(Module, info) {
     return run(fn, fn, layer, f, 0);
   }
 
-  function createLayer(fn, layer) {
-    const stage = newStage();
+  const createLayer = (fn, layer) => withStage((stage) => createStaged(stage, fn, layer));
+  function createStaged(stage, fn, layer) {
     stageConfig(stage, layer);
     const needed = call(stage, 'layerBytes') + sum(layerTensors(layer).map(heapBytes));
     if (needed > heapMaxBytes) throw outOfMemory(fn, needed, heapMaxBytes);
@@ -190,13 +217,15 @@ export function makeApi(Module, info) {
         alive();
         const fc = new Checker(forwardName, fargs, known);
         // The layer's own arguments, if repeated, are checked as at creation and must agree.
-        for (const [name, expected] of Object.entries(sizes)) {
-          if (fc.args[name] !== undefined && fc.size(name) !== expected) {
-            throw fc.rangeError(name, `${expected} as when the layer was created`, fc.args[name]);
+        for (const name in fc.args) {
+          if (fc.args[name] === undefined) continue;
+          if (Object.hasOwn(sizes, name) && fc.size(name) !== sizes[name]) {
+            throw fc.rangeError(name, `${sizes[name]} as when the layer was created`, fc.args[name]);
           }
-        }
-        for (const [name, [length, formula]] of Object.entries(tensorLengths)) {
-          if (fc.has(name)) fc.length(name, fc.tensor(name), length, formula);
+          if (Object.hasOwn(tensorLengths, name) && fc.has(name)) {
+            const [length, formula] = tensorLengths[name];
+            fc.length(name, fc.tensor(name), length, formula);
+          }
         }
         const f = parseForward(fc, layer);
         alive(); // a getter in the arguments may have disposed the layer or its engine

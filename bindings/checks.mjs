@@ -63,13 +63,18 @@ export class Checker {
       throw new TypeError(`${fn}: expected one object of named arguments, got ${describe(args)}`);
     }
     this.fn = fn;
-    for (const name of Object.keys(args)) {
+    const keys = Object.keys(args);
+    for (const name of keys) {
       if (!known.has(name) && args[name] !== undefined) {
         throw new TypeError(`${fn}: unknown argument ${name} (known: ${[...known].join(', ')})`);
       }
     }
+    // A plain object: its own keys are all there is (checked above). Otherwise (a class instance,
+    // an object with a prototype) every known name is read, inherited getters included.
+    const proto = Object.getPrototypeOf(args);
+    const names = proto === Object.prototype || proto === null ? keys : known;
     this.args = Object.create(null);
-    for (const name of known) this.args[name] = args[name];
+    for (const name of names) if (known.has(name)) this.args[name] = args[name];
   }
 
   typeError(name, expected, value) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <string>
 
 #include "../src/attention.h"
 #include "../src/parallel.h"
@@ -147,7 +148,21 @@ double layerBytes(std::uintptr_t wire) {
   return static_cast<double>(wa::Layer::weights_bytes(layer_config(reinterpret_cast<Wire>(wire))));
 }
 
-emscripten::val forwardSizes(std::uintptr_t wire) {
+// The figures forwardSizes writes, in this order (doubles: counts can pass 2^32).
+#define WA_FORWARD_SIZES(X) \
+  X(output) X(weights) X(q) X(k) X(v) X(scores) X(scaledScores) X(attnOutput) X(workspaceBytes)
+
+emscripten::val forwardSizeNames() {
+  emscripten::val names = emscripten::val::array();
+#define WA_PUSH(name) names.call<void>("push", std::string(#name));
+  WA_FORWARD_SIZES(WA_PUSH)
+#undef WA_PUSH
+  return names;
+}
+
+// Writes the figures of WA_FORWARD_SIZES to out (a block of doubles the wrapper allocated once):
+// cheaper per call than building a JavaScript object.
+void forwardSizes(std::uintptr_t wire, std::uintptr_t out) {
   Wire w = reinterpret_cast<Wire>(wire);
   wa::ForwardShape shape;
   shape.batch = w[slot_batch];
@@ -157,17 +172,12 @@ emscripten::val forwardSizes(std::uintptr_t wire) {
   shape.average_weights = w[slot_average_weights] != 0;
   shape.intermediates = w[slot_intermediates] != 0;
   const wa::ForwardSizes z = wa::Layer::forward_sizes(layer_config(w), shape);
-  emscripten::val out = emscripten::val::object();
-  out.set("output", static_cast<double>(z.output));
-  out.set("weights", static_cast<double>(z.weights));
-  out.set("q", static_cast<double>(z.q));
-  out.set("k", static_cast<double>(z.k));
-  out.set("v", static_cast<double>(z.v));
-  out.set("scores", static_cast<double>(z.scores));
-  out.set("scaledScores", static_cast<double>(z.scores));
-  out.set("attnOutput", static_cast<double>(z.attn_output));
-  out.set("workspaceBytes", static_cast<double>(z.workspace_bytes));
-  return out;
+  const std::size_t output = z.output, weights = z.weights, q = z.q, k = z.k, v = z.v, scores = z.scores,
+                    scaledScores = z.scores, attnOutput = z.attn_output, workspaceBytes = z.workspace_bytes;
+  double* figures = reinterpret_cast<double*>(out);
+#define WA_WRITE(name) *figures++ = static_cast<double>(name);
+  WA_FORWARD_SIZES(WA_WRITE)
+#undef WA_WRITE
 }
 
 // What JavaScript must agree on with C++: status codes, mask kinds (by their C++ names) and the
@@ -220,6 +230,7 @@ EMSCRIPTEN_BINDINGS(wasm_attention) {
   emscripten::function("constants", &constants);
   emscripten::function("layerBytes", &layerBytes);
   emscripten::function("forwardSizes", &forwardSizes);
+  emscripten::function("forwardSizeNames", &forwardSizeNames);
   emscripten::function("heapInUse", &heapInUse);
   emscripten::function("setThreads", &wa::set_thread_count);
   emscripten::function("simdEnabled", &simdEnabled);
