@@ -131,13 +131,20 @@ export class Checker {
   }
 
   // A tensor: Float32Array, Float64Array or number[]. Returns a Float32Array or Float64Array of
-  // the wrapper's own (see the top of this file), or null when absent and not required.
+  // the wrapper's own (see the top of this file), or null when absent and not required. One array
+  // given for several arguments (key: x, value: x) gives one result, copied into the heap once.
   tensor(name, { required = true } = {}) {
     const v = this.args[name];
     if (v === undefined || v === null) {
       if (required) throw this.typeError(name, 'a Float32Array (required)', v);
       return null;
     }
+    this.seen ??= new Map();
+    if (!this.seen.has(v)) this.seen.set(v, this.readTensor(name, v));
+    return this.seen.get(v);
+  }
+
+  readTensor(name, v) {
     const typed = typedArrayName(v);
     if (typed === 'Float32Array') return freshView(v, Float32Array);
     if (typed === 'Float64Array') return freshView(v, Float64Array);
