@@ -55,12 +55,20 @@ void scale_row(float* x, std::size_t n, float factor) {
   for (std::size_t j = vec_end; j < n; ++j) x[j] *= factor;
 }
 
+bool has_nan(const float* x, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j)
+    if (std::isnan(x[j])) return true;
+  return false;
+}
+
 bool softmax_row(float* x, std::size_t n) {
-  // 1. max, starting at -inf so a fully masked row is recognised.
+  // 1. max, starting at -inf so a fully masked row is recognised (a NaN is skipped: checked here,
+  //    or else it makes the sum below NaN, and 1/sum every entry).
   const float max = row_max(x, n);
   if (max == -INFINITY) {
-    for (std::size_t j = 0; j < n; ++j) x[j] = 0.0f;
-    return false;
+    const bool nan = has_nan(x, n);
+    for (std::size_t j = 0; j < n; ++j) x[j] = nan ? NAN : 0.0f;
+    return nan;
   }
   // 2. exp(x - max) and its sum.
   const float sum = exp_minus_max_sum(x, n, max);
