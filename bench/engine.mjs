@@ -1,4 +1,4 @@
-// wasm-attention adapters: load the built package (dist/index.mjs, or BENCH_ENGINE=<path>) and
+// wasm-attention adapters: load the built package (dist/node.mjs, or BENCH_ENGINE=<path>) and
 // wrap one-shot multiHeadAttention and prepared createMultiHeadAttention(...).forward so that a
 // missing feature turns into a reason string instead of an exception.
 import fs from 'node:fs';
@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const enginePath = path.resolve(process.env.BENCH_ENGINE || path.join(here, '..', 'dist', 'index.mjs'));
+export const enginePath = path.resolve(process.env.BENCH_ENGINE || path.join(here, '..', 'dist', 'node.mjs'));
 
 export async function loadEngine() {
   if (!fs.existsSync(enginePath)) return { error: `${path.relative(process.cwd(), enginePath)} not found (run scripts/build.sh)` };
@@ -20,10 +20,10 @@ export async function loadEngine() {
   }
 }
 
-/** Creates an instance with `threads`; error string when it cannot give that many threads. */
-export async function createInstance(createAttention, threads) {
+/** Creates an instance with `threads` (and more options); error string when it cannot give that many threads. */
+export async function createInstance(createAttention, threads, options = {}) {
   try {
-    const attn = await createAttention({ threads });
+    const attn = await createAttention({ threads, ...options });
     const got = attn.info?.threads;
     if (threads > 1 && got !== threads) return { error: `createAttention({threads:${threads}}) gave info.threads = ${got}` };
     return { attn, info: attn.info };

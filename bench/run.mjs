@@ -169,6 +169,8 @@ log('bench: loading wasm-attention from', path.relative(process.cwd(), enginePat
 const eng = await loadEngine();
 const inst1 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 1);
 const inst2 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 2);
+// The scalar build, what engines without WebAssembly SIMD get: its cost against the SIMD build.
+const instScalar = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 1, { simd: false });
 results.engine = { path: enginePath, info: inst1.info ?? null, info2: inst2.info ?? null, error1: inst1.error ?? null, error2: inst2.error ?? null };
 
 // TensorFlow.js
@@ -195,6 +197,7 @@ const IMPLS = [
   { key: 'wa-prepared-1', name: 'wasm-attention prepared', threads: 1, ours: true },
   { key: 'wa-prepared-2', name: 'wasm-attention prepared', threads: 2, ours: true },
   { key: 'wa-prepared-1-w', name: 'wasm-attention prepared, needWeights', threads: 1, ours: true, extra: true },
+  { key: 'wa-scalar-1', name: 'wasm-attention prepared, scalar build', threads: 1, ours: true, extra: true },
   { key: 'naive', name: 'naive JavaScript', threads: 1 },
   { key: 'tfjs-1', name: 'tfjs-backend-wasm', threads: 1 },
   { key: 'tfjs-2', name: 'tfjs-backend-wasm', threads: 2 },
@@ -224,6 +227,7 @@ for (const s of SHAPES) {
   addEngine('wa-prepared-1', inst1, prepared);
   addEngine('wa-prepared-2', inst2, prepared);
   if (key === WEIGHTS_SHAPE) addEngine('wa-prepared-1-w', inst1, prepared, true);
+  addEngine('wa-scalar-1', instScalar, prepared);
   if (SKIP.has('naive')) rowErr.naive = 'skipped (--skip=naive)';
   else if (n > NAIVE_MAX_TOKENS) rowErr.naive = `not timed above ${NAIVE_MAX_TOKENS} tokens`;
   else impls.push({ key: 'naive', run: (x) => naiveMha({ ...p, query: x, embedDim: d, numHeads: h }), warm: 2 });
@@ -366,7 +370,7 @@ for (const s of SHAPES) {
     let speed = '';
     if (im.key === ours1Key) speed = 'best 1t';
     else if (im.key === 'wa-prepared-2') speed = ours1 ? `1t÷2t ${fmtRatio(ours1 / v.median)}` : '';
-    else if (im.key === 'wa-prepared-1-w') speed = ok('wa-prepared-1') ? `cost ${fmtRatio(v.median / I['wa-prepared-1'].median)}` : '';
+    else if (im.key === 'wa-prepared-1-w' || im.key === 'wa-scalar-1') speed = ok('wa-prepared-1') ? `cost ${fmtRatio(v.median / I['wa-prepared-1'].median)}` : '';
     else if (im.key === 'ort-2') speed = v.oursTwoThreadsSameProcess ? fmtRatio(v.median / v.oursTwoThreadsSameProcess) : 'n/a';
     else if (im.threads === 2 && !im.ours) speed = ours2 ? fmtRatio(v.median / ours2) : 'n/a';
     else if (!im.ours) speed = ours1 ? fmtRatio(v.median / ours1) : 'n/a';
@@ -417,7 +421,7 @@ out.push(renderTable(['n×d×heads', 'implementation', 'thr', 'median ms', 'GFLO
   rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l', 'l']));
 out.push('');
 out.push('ours × faster: a peer\'s time ÷ our best 1-thread time (2-thread peers: ÷ our 2-thread time); "1t÷2t": our best');
-out.push('  1-thread time ÷ our 2-thread time; "cost": needWeights true ÷ false. % peak: of the 1-thread peak probe that');
+out.push('  1-thread time ÷ our 2-thread time; "cost": needWeights true ÷ false, or the scalar build ÷ the SIMD build. % peak: of the 1-thread peak probe that');
 out.push('  ran interleaved with that shape\'s repetitions (row "peak probe"); 2-thread rows: of twice that (the 2-thread probe');
 out.push('  is shown too, with its % of twice the 1-thread one: on this VM it swings with the other core\'s availability).');
 out.push('check: output vs a naive float64-accumulated reference, within the contract tolerance (peers: 10× looser).');

@@ -1,55 +1,83 @@
 // The package API (API.md) on top of a loaded Emscripten module. No environment specifics here:
 // index.mjs / index.cjs load the module and call makeApi.
+//
+// What both languages must agree on (status codes, mask kinds, the memory limit, every buffer
+// size) comes from the module: constants(), wireSlots(), layerBytes() and forwardSizes().
 import { Checker } from './checks.mjs';
-import { HeapScope, MAX_MEMORY_BYTES, outOfMemory } from './heap.mjs';
+import { HeapScope, heapBytes, outOfMemory } from './heap.mjs';
 import {
   MHA_FORWARD_ARGS, MHA_LAYER_ARGS, SELF_FORWARD_ARGS, SELF_LAYER_ARGS,
-  mhaForward, mhaLayer, selfForward, selfLayer,
+  layerSizes, layerTensorLengths, mhaForward, mhaLayer, selfForward, selfLayer,
 } from './layer-args.mjs';
 
-const STATUS_OK = 0;
-const STATUS_OUT_OF_MEMORY = 2;
-const MASK_KIND = { bool: 1, float: 2 };
-const PANEL = 16; // kPanelWidth in src/kernels/f32-gemm.h
-const ROW_BLOCK = 32; // kRowBlock in src/attention.cpp
+// What a forward returns, by its name in forwardSizes and its slot: always, and when intermediates
+// are wanted (the teaching copies).
+const RESULTS = [['output', 'output'], ['weights', 'weights']];
+const INTERMEDIATES = [['q', 'i_q'], ['k', 'i_k'], ['v', 'i_v'], ['scores', 'i_scores'],
+  ['scaledScores', 'i_scaled_scores'], ['attnOutput', 'i_attn_output']];
+const ALL_RESULTS = [...RESULTS, ...INTERMEDIATES];
+// The masks: argument, kind slot, data slot.
+const MASKS = [['attnMask', 'attn_mask_kind', 'attn_mask'], ['keyPaddingMask', 'key_padding_mask_kind', 'key_padding_mask']];
 
-const padded = (n) => Math.ceil(n / PANEL) * PANEL;
-
-function layerBytes(layer) {
-  const { qIn, kIn, vIn, heads, dk, dv } = layer;
-  const e = heads * dv;
-  const packed = heads * (padded(dk) * (qIn + kIn) + padded(dv) * vIn) + (layer.outProjection ? padded(e) * e : 0);
-  return 4 * (packed + heads * (2 * dk + dv) + e);
+// The tensors a layer copies in, by slot: packed Q, K, V rows (PyTorch's in_proj_weight /
+// in_proj_bias) are copied once and the three slots point into them.
+function layerTensors(layer) {
+  const w = layer.weights;
+  return [w.wq, w.wk, w.wv, w.bq, w.bk, w.bv, w.wo, w.bo, w.packedIn, w.inBias].filter((t) => t);
 }
 
-// What one forward allocates, in bytes, before it allocates it (to fail early and clearly).
-function forwardBytes(layer, f, threads) {
-  const { heads, dk, dv } = layer;
-  const e = heads * dv;
-  const { batch, tgtLen: L, srcLen: S } = f;
-  let floats = batch * (L * layer.qIn + S * (layer.kIn + layer.vIn)) + batch * L * e;
-  if (f.needWeights) floats += batch * (f.average ? 1 : heads) * L * S;
-  if (f.returnIntermediates) floats += batch * (L * heads * dk + S * heads * (dk + dv) + 2 * heads * L * S + L * e);
-  floats += L * dk + S * (dk + dv) + padded(S) * dk + padded(dv) * S + threads * (ROW_BLOCK * S + 64 * e);
-  return 4 * floats;
-}
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+// The bits of a float32 (the scale slot).
+const floatBits = new Float32Array(1);
+const uintBits = new Uint32Array(floatBits.buffer);
 
 export function makeApi(Module, info) {
-  const slots = Module.wireSlots();
-  const wire = Module._malloc(slots.count * 4);
+  let M = Module; // null once the engine is disposed: its memory can then be collected
+  const slots = M.wireSlots();
+  const { status: STATUS, maskKind: MASK_KIND, heapMaxBytes } = M.constants();
+  const sizeNames = M.forwardSizeNames();
+  // The slot block, then (8-byte aligned) the doubles forwardSizes writes.
+  const sizesOffset = Math.ceil((slots.count * 4) / 8) * 8;
+  const wire = M._malloc(sizesOffset + 8 * sizeNames.length);
+  const liveLayers = new Set(); // { handle } of every layer not yet disposed
 
-  // Arguments are staged in a JavaScript copy of the slot block and copied in with one set():
-  // cheaper than a property walk per call, which matters for small calls.
-  const stage = new Uint32Array(slots.count);
-  const stageFloat = new Float32Array(stage.buffer);
-  function call(fnName) {
-    Module.HEAPU32.set(stage, wire >>> 2);
-    return Module[fnName](wire);
+  function engine(fn) {
+    if (M === null) throw new Error(`${fn}: this engine was disposed; create a new one with createAttention`);
+    return M;
   }
 
-  function stageLayer(scope, layer) {
-    const w = layer.weights;
-    const put = (t) => (t ? scope.floats(t) : 0);
+  // Arguments are staged per call in a JavaScript copy of the slot block and copied in with one
+  // set() just before the call: no user code runs in between, so a re-entrant call (from a getter
+  // in the arguments, which run before this) cannot see or change another call's slots.
+  // (A stage per call depth, reused: allocating one per call costs more than a small call's math.)
+  const stages = [];
+  let depth = 0;
+  function withStage(body) {
+    const stage = stages[depth] ?? (stages[depth] = new Uint32Array(slots.count));
+    stage.fill(0);
+    depth++;
+    try {
+      return body(stage);
+    } finally {
+      depth--;
+    }
+  }
+  function call(stage, fnName) {
+    M.HEAPU32.set(stage, wire >>> 2);
+    return M[fnName](wire);
+  }
+  // { output, weights, q, …, workspaceBytes } of the forward staged (names from the module).
+  function forwardSizes(stage) {
+    M.HEAPU32.set(stage, wire >>> 2);
+    M.forwardSizes(wire, wire + sizesOffset);
+    const figures = M.HEAPF64.subarray((wire + sizesOffset) / 8, (wire + sizesOffset) / 8 + sizeNames.length);
+    const sizes = {};
+    sizeNames.forEach((name, i) => (sizes[name] = figures[i]));
+    return sizes;
+  }
+
+  function stageConfig(stage, layer) {
     stage[slots.q_in] = layer.qIn;
     stage[slots.k_in] = layer.kIn;
     stage[slots.v_in] = layer.vIn;
@@ -57,83 +85,80 @@ export function makeApi(Module, info) {
     stage[slots.head_dim_qk] = layer.dk;
     stage[slots.head_dim_v] = layer.dv;
     stage[slots.out_projection] = layer.outProjection ? 1 : 0;
-    stage[slots.wo] = put(w.wo);
-    stage[slots.bo] = put(w.bo);
-    // PyTorch packs Q, K, V rows into one tensor (in_proj_weight / in_proj_bias): copied once,
-    // the three slots point into it.
-    const stageThree = (names, packed, stride, separate) => {
-      const base = packed ? scope.floats(packed) : 0;
-      names.forEach((name, i) => {
-        stage[slots[name]] = packed ? base + i * stride : put(separate[i]);
-      });
-    };
-    stageThree(['wq', 'wk', 'wv'], w.packedIn, layer.qIn * layer.qIn * 4, [w.wq, w.wk, w.wv]);
-    stageThree(['bq', 'bk', 'bv'], w.inBias, layer.qIn * 4, [w.bq, w.bk, w.bv]);
   }
 
-  const maskPointer = (scope, m) => (m.kind === 'bool' ? scope.bytes(m.data) : scope.floats(m.data));
-  const INTERMEDIATE_SLOTS = { q: 'i_q', k: 'i_k', v: 'i_v', scores: 'i_scores', scaledScores: 'i_scaled_scores', attnOutput: 'i_attn_output' };
+  function stageWeights(stage, scope, layer) {
+    const w = layer.weights;
+    const put = (name, t) => (t ? scope.copy(name, t) : 0);
+    stage[slots.wo] = put('outProjWeight', w.wo);
+    stage[slots.bo] = put('outProjBias', w.bo);
+    const stageThree = (names, packedName, packed, stride, separate) => {
+      const base = packed ? scope.copy(packedName, packed) : 0;
+      names.forEach((name, i) => {
+        stage[slots[name]] = packed ? base + i * stride : put(name, separate[i]);
+      });
+    };
+    stageThree(['wq', 'wk', 'wv'], 'inProjWeight', w.packedIn, layer.qIn * layer.qIn * 4, [w.wq, w.wk, w.wv]);
+    stageThree(['bq', 'bk', 'bv'], 'inProjBias', w.inBias, layer.qIn * 4, [w.bq, w.bk, w.bv]);
+  }
+
+  function stageShape(stage, f) {
+    stage[slots.batch] = f.batch;
+    stage[slots.tgt_len] = f.tgtLen;
+    stage[slots.src_len] = f.srcLen;
+    stage[slots.is_causal] = f.isCausal ? 1 : 0;
+    floatBits[0] = f.scale;
+    stage[slots.scale] = uintBits[0];
+    stage[slots.average_weights] = f.average ? 1 : 0;
+    stage[slots.need_weights] = f.needWeights ? 1 : 0;
+    stage[slots.intermediates] = f.returnIntermediates ? 1 : 0;
+  }
+
+  const forwardInputs = (f) => {
+    const distinct = [...new Set([f.query, f.key, f.value])];
+    return [...distinct, f.attnMask?.data, f.keyPaddingMask?.data].filter((t) => t);
+  };
 
   // Copies the inputs in, runs `fnName` (one-shot or prepared), copies fresh arrays out.
-  function run(fnName, fn, layer, f, handle) {
-    const { batch, tgtLen: L, srcLen: S } = f;
-    const { heads, dk, dv } = layer;
-    const e = heads * dv;
-    const needed = forwardBytes(layer, f, info.threads) + (handle ? 0 : layerBytes(layer));
-    if (needed > MAX_MEMORY_BYTES) throw outOfMemory(fn, needed);
-    const scope = new HeapScope(Module, fn);
+  const run = (fnName, fn, layer, f, handle) => withStage((stage) => runStaged(stage, fnName, fn, layer, f, handle));
+  function runStaged(stage, fnName, fn, layer, f, handle) {
+    stageConfig(stage, layer);
+    stageShape(stage, f);
+    const sizes = forwardSizes(stage);
+    const results = f.returnIntermediates ? ALL_RESULTS : RESULTS;
+    let needed = sizes.workspaceBytes + (handle ? 0 : M.layerBytes(wire) + sum(layerTensors(layer).map(heapBytes)));
+    for (const t of forwardInputs(f)) needed += heapBytes(t);
+    for (const [name] of results) needed += 4 * sizes[name];
+    if (needed > heapMaxBytes) throw outOfMemory(fn, needed, heapMaxBytes);
+    const scope = new HeapScope(M, fn, heapMaxBytes);
     try {
-      stage.fill(0);
       if (handle) stage[slots.layer] = handle;
-      else stageLayer(scope, layer);
-      const query = scope.floats(f.query);
-      const key = f.key === f.query ? query : scope.floats(f.key);
-      const value = f.value === f.key ? key : f.value === f.query ? query : scope.floats(f.value);
-      const weightCount = f.needWeights ? batch * (f.average ? 1 : heads) * L * S : 0;
-      const output = scope.alloc(4 * batch * L * e);
-      const weights = weightCount ? scope.alloc(4 * weightCount) : 0;
-      stage[slots.batch] = batch;
-      stage[slots.tgt_len] = L;
-      stage[slots.src_len] = S;
+      else stageWeights(stage, scope, layer);
+      const query = scope.copy(layer.outProjection ? 'query' : 'x', f.query);
+      const key = f.key === f.query ? query : scope.copy('key', f.key);
+      const value = f.value === f.key ? key : f.value === f.query ? query : scope.copy('value', f.value);
       stage[slots.query] = query;
       stage[slots.key] = key;
       stage[slots.value] = value;
-      stage[slots.is_causal] = f.isCausal ? 1 : 0;
-      stageFloat[slots.scale] = f.scale;
-      stage[slots.average_weights] = f.average ? 1 : 0;
-      stage[slots.output] = output;
-      stage[slots.weights] = weights;
-      if (f.attnMask) {
-        stage[slots.attn_mask_kind] = MASK_KIND[f.attnMask.kind];
-        stage[slots.attn_mask_per_head] = f.attnMask.perHead ? 1 : 0;
-        stage[slots.attn_mask] = maskPointer(scope, f.attnMask);
+      for (const [name, kindSlot, dataSlot] of MASKS) {
+        const m = f[name];
+        if (!m) continue;
+        stage[slots[kindSlot]] = MASK_KIND[m.kind];
+        stage[slots[dataSlot]] = scope.copy(name, m.data);
       }
-      if (f.keyPaddingMask) {
-        stage[slots.key_padding_mask_kind] = MASK_KIND[f.keyPaddingMask.kind];
-        stage[slots.key_padding_mask] = maskPointer(scope, f.keyPaddingMask);
-      }
-      const inter = {};
-      if (f.returnIntermediates) {
-        const counts = {
-          q: batch * L * heads * dk, k: batch * S * heads * dk, v: batch * S * e,
-          scores: batch * heads * L * S, scaledScores: batch * heads * L * S,
-        };
-        if (layer.outProjection) counts.attnOutput = batch * L * e;
-        for (const [name, count] of Object.entries(counts)) {
-          inter[name] = [scope.alloc(4 * count), count];
-          stage[slots[INTERMEDIATE_SLOTS[name]]] = inter[name][0];
-        }
-      }
-      const status = call(fnName);
-      if (status === STATUS_OUT_OF_MEMORY) throw outOfMemory(fn, needed);
-      if (status !== STATUS_OK) throw new Error(`${fn}: internal error: the engine rejected arguments the wrapper accepted (status ${status})`);
-      const result = {
-        output: scope.read(output, batch * L * e),
-        weights: weightCount ? scope.read(weights, weightCount) : null,
-      };
+      stage[slots.attn_mask_per_head] = f.attnMask?.perHead ? 1 : 0;
+      for (const [name, slot] of results) stage[slots[slot]] = sizes[name] > 0 ? scope.alloc(4 * sizes[name]) : 0;
+      const status = call(stage, fnName);
+      if (status === STATUS.outOfMemory) throw outOfMemory(fn, needed, heapMaxBytes);
+      if (status !== STATUS.ok) throw new Error(`${fn}: internal error: the engine rejected arguments the wrapper accepted (status ${status})`);
+      // A result not wanted (weights, an intermediate the layer has not) is null / absent.
+      const read = (name, slot) => (sizes[name] > 0 ? scope.read(stage[slots[slot]], sizes[name]) : null);
+      const result = { output: read('output', 'output'), weights: read('weights', 'weights') };
       if (f.returnIntermediates) {
         result.intermediates = {};
-        for (const [name, [ptr, count]] of Object.entries(inter)) result.intermediates[name] = scope.read(ptr, count);
+        for (const [name, slot] of INTERMEDIATES) {
+          if (sizes[name] > 0) result.intermediates[name] = read(name, slot);
+        }
       }
       return result;
     } finally {
@@ -142,56 +167,96 @@ export function makeApi(Module, info) {
   }
 
   function oneShot(fn, known, parseLayer, parseForward, args) {
-    const c = new Checker(fn, args);
-    c.onlyKnown(known);
+    engine(fn);
+    const c = new Checker(fn, args, known);
     const layer = parseLayer(c);
-    return run(fn, fn, layer, parseForward(c, layer), 0);
+    const f = parseForward(c, layer);
+    engine(fn); // a getter in the arguments may have disposed it
+    return run(fn, fn, layer, f, 0);
   }
 
-  function prepared(fn, layerArgs, forwardArgs, parseLayer, parseForward, args) {
-    const c = new Checker(fn, args);
-    // One object may serve both create and forward: forward's arguments are accepted and unused here.
-    const known = new Set([...layerArgs, ...forwardArgs]);
-    c.onlyKnown(known);
-    const layer = parseLayer(c);
-    if (layerBytes(layer) > MAX_MEMORY_BYTES) throw outOfMemory(fn, layerBytes(layer));
-    const scope = new HeapScope(Module, fn);
-    let handle = 0;
+  const createLayer = (fn, layer) => withStage((stage) => createStaged(stage, fn, layer));
+  function createStaged(stage, fn, layer) {
+    stageConfig(stage, layer);
+    const needed = call(stage, 'layerBytes') + sum(layerTensors(layer).map(heapBytes));
+    if (needed > heapMaxBytes) throw outOfMemory(fn, needed, heapMaxBytes);
+    const scope = new HeapScope(M, fn, heapMaxBytes);
     try {
-      stage.fill(0);
-      stageLayer(scope, layer);
-      handle = call('createLayer');
+      stageWeights(stage, scope, layer);
+      const handle = call(stage, 'createLayer');
       if (handle === 0) {
-        const status = Module.HEAPU32[(wire >>> 2) + slots.status];
-        if (status === STATUS_OUT_OF_MEMORY) throw outOfMemory(fn, layerBytes(layer));
+        const status = M.HEAPU32[(wire >>> 2) + slots.status];
+        if (status === STATUS.outOfMemory) throw outOfMemory(fn, needed, heapMaxBytes);
         throw new Error(`${fn}: internal error: the engine rejected the layer (status ${status})`);
       }
+      return handle;
     } finally {
       scope.free();
     }
+  }
+
+  function prepared(fn, layerArgs, forwardArgs, parseLayer, parseForward, args) {
+    engine(fn);
+    // One object may serve both create and forward: forward's arguments are accepted and unused here.
+    const known = new Set([...layerArgs, ...forwardArgs]);
+    const c = new Checker(fn, args, known);
+    const layer = parseLayer(c);
+    engine(fn);
+    const record = { handle: createLayer(fn, layer), engineDisposed: false };
+    liveLayers.add(record);
     const forwardName = `${fn}().forward`;
-    // Likewise forward accepts the layer's arguments; sizes, if repeated, must agree.
-    const layerSizes = { dModel: layer.qIn, embedDim: layer.qIn, numHeads: layer.heads, kdim: layer.kIn, vdim: layer.vIn };
+    const sizes = layerSizes(layer);
+    const tensorLengths = layerTensorLengths(layer);
+    const alive = () => {
+      if (record.handle !== 0) return;
+      const why = record.engineDisposed ? ' (its engine was disposed)' : '';
+      throw new Error(`${forwardName}: this layer was disposed${why}; create a new one`);
+    };
     return {
       forward(fargs) {
-        if (handle === 0) throw new Error(`${forwardName}: this layer was disposed; create a new one`);
-        const fc = new Checker(forwardName, fargs);
-        fc.onlyKnown(known);
-        for (const [name, expected] of Object.entries(layerSizes)) {
-          if (fargs[name] !== undefined && fargs[name] !== expected) {
-            throw fc.rangeError(name, `${expected} as when the layer was created`, fargs[name]);
+        alive();
+        const fc = new Checker(forwardName, fargs, known);
+        // The layer's own arguments, if repeated, are checked as at creation and must agree.
+        for (const name in fc.args) {
+          if (fc.args[name] === undefined) continue;
+          if (Object.hasOwn(sizes, name) && fc.size(name) !== sizes[name]) {
+            throw fc.rangeError(name, `${sizes[name]} as when the layer was created`, fc.args[name]);
+          }
+          if (Object.hasOwn(tensorLengths, name) && fc.has(name)) {
+            const [length, formula] = tensorLengths[name];
+            fc.length(name, fc.tensor(name), length, formula);
           }
         }
-        return run('layerForward', forwardName, layer, parseForward(fc, layer), handle);
+        const f = parseForward(fc, layer);
+        alive(); // a getter in the arguments may have disposed the layer or its engine
+        return run('layerForward', forwardName, layer, f, record.handle);
       },
       dispose() {
-        if (handle !== 0) Module.destroyLayer(handle);
-        handle = 0;
+        if (record.handle !== 0) {
+          M.destroyLayer(record.handle);
+          liveLayers.delete(record);
+        }
+        record.handle = 0;
       },
       get disposed() {
-        return handle === 0;
+        return record.handle === 0;
       },
     };
+  }
+
+  // Releases the engine: its layers, its memory (the module is no longer referenced from here)
+  // and, for a threaded engine, its worker threads. Later calls throw; a second dispose does nothing.
+  function dispose() {
+    if (M === null) return;
+    for (const record of liveLayers) {
+      M.destroyLayer(record.handle);
+      record.handle = 0;
+      record.engineDisposed = true;
+    }
+    liveLayers.clear();
+    M._free(wire);
+    if (M.PThread) M.PThread.terminateAllThreads();
+    M = null;
   }
 
   const selfKnown = new Set([...SELF_LAYER_ARGS, ...SELF_FORWARD_ARGS]);
@@ -204,8 +269,17 @@ export function makeApi(Module, info) {
       prepared('createSelfAttention', SELF_LAYER_ARGS, SELF_FORWARD_ARGS, selfLayer, selfForward, args),
     createMultiHeadAttention: (args) =>
       prepared('createMultiHeadAttention', MHA_LAYER_ARGS, MHA_FORWARD_ARGS, mhaLayer, mhaForward, args),
-    memoryStats: () => ({ heapInUse: Module.heapInUse(), memoryBytes: Module.HEAPU8.buffer.byteLength }),
+    memoryStats: () => {
+      const m = engine('memoryStats');
+      return { heapInUse: m.heapInUse(), memoryBytes: m.HEAPU8.buffer.byteLength };
+    },
+    dispose,
+    get disposed() {
+      return M === null;
+    },
   };
+  // For the package's own tests (threads released on dispose): the module while the engine lives.
+  Object.defineProperty(api, Symbol.for('wasm-attention.module'), { get: () => M });
   warmUp(api);
   return api;
 }

@@ -1,26 +1,80 @@
 // Argument checks with errors a user can act on: each names the function, the argument, what
 // was expected and what was given (API.md, "Errors").
+//
+// Hostile inputs: every argument is read once (a getter that answers differently the second time
+// changes nothing), and a typed array is read through the intrinsic getters of
+// %TypedArray%.prototype, never through its own properties: a subclass that overrides `length`, a
+// Proxy, or an object with a typed array's prototype cannot make the checks see one size and the
+// copy into the heap another. What the checks return is the wrapper's own data: fresh views
+// (fixed length) of typed arrays and fresh Float32Array / Uint8Array copies of plain arrays. No
+// user code runs after the checks, so a re-entrant call (a getter that calls the engine) finds no
+// half-written state.
 
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const intrinsic = (key) => Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, key).get;
+const tagOf = intrinsic(Symbol.toStringTag); // undefined for anything but a real typed array
+const lengthOf = intrinsic('length'); // 0 once the buffer is detached or shrunk past the view
+const bufferOf = intrinsic('buffer');
+const byteOffsetOf = intrinsic('byteOffset');
+const isArray = Array.isArray;
+
+/** 'Float32Array', 'Uint8Array', … for a real typed array; undefined otherwise (Proxies included). */
+export function typedArrayName(value) {
+  return value !== null && typeof value === 'object' ? tagOf.call(value) : undefined;
+}
+
+/** The real element count of a typed array (what a copy of it copies). */
+export const typedLength = (view) => lengthOf.call(view);
+
+// A fresh view of the same memory, of the class the engine expects, whose length no user code sets.
+function freshView(value, Ctor) {
+  const n = lengthOf.call(value);
+  return n === 0 ? new Ctor(0) : new Ctor(bufferOf.call(value), byteOffsetOf.call(value), n);
+}
+
+// Never runs user code (no property of the value is read but through intrinsics).
 export function describe(value) {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return `an Array of length ${value.length}`;
-  if (ArrayBuffer.isView(value)) {
-    const name = value.constructor.name;
-    return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name} of length ${value.length}`;
-  }
+  const typed = typedArrayName(value);
+  if (typed) return `${/^[AEIOU]/.test(typed) ? 'an' : 'a'} ${typed} of length ${lengthOf.call(value)}`;
+  if (isArray(value)) return 'an Array';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value)}`;
-  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'object') {
+    // `in` may run a Proxy's trap: harmless here, nothing is held while checks run. (Not
+    // instanceof: a typed array of another realm, a vm context or a frame, is no instance here.)
+    let poses = false;
+    try {
+      poses = 'BYTES_PER_ELEMENT' in value;
+    } catch {
+      poses = true;
+    }
+    return poses ? 'an object posing as a typed array (a Proxy, or an object with a typed array prototype)' : 'an object';
+  }
+  if (typeof value === 'function') return 'a function';
   if (value === undefined) return 'nothing (undefined)';
   return `${typeof value} ${String(value)}`;
 }
 
 export class Checker {
-  constructor(fn, args) {
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+  // Reads every known argument once into a plain object; refuses unknown names, so a typo
+  // (needweights) does not pass silently.
+  constructor(fn, args, known) {
+    if (args === null || typeof args !== 'object' || isArray(args) || typedArrayName(args)) {
       throw new TypeError(`${fn}: expected one object of named arguments, got ${describe(args)}`);
     }
     this.fn = fn;
-    this.args = args;
+    const keys = Object.keys(args);
+    for (const name of keys) {
+      if (!known.has(name) && args[name] !== undefined) {
+        throw new TypeError(`${fn}: unknown argument ${name} (known: ${[...known].join(', ')})`);
+      }
+    }
+    // A plain object: its own keys are all there is (checked above). Otherwise (a class instance,
+    // an object with a prototype) every known name is read, inherited getters included.
+    const proto = Object.getPrototypeOf(args);
+    const names = proto === Object.prototype || proto === null ? keys : known;
+    this.args = Object.create(null);
+    for (const name of names) if (known.has(name)) this.args[name] = args[name];
   }
 
   typeError(name, expected, value) {
@@ -29,15 +83,6 @@ export class Checker {
 
   rangeError(name, expected, given) {
     return new RangeError(`${this.fn}: ${name} must be ${expected}, got ${given}`);
-  }
-
-  // Rejects names the function does not know, so a typo (needweights) does not pass silently.
-  onlyKnown(known) {
-    for (const name of Object.keys(this.args)) {
-      if (!known.has(name) && this.args[name] !== undefined) {
-        throw new TypeError(`${this.fn}: unknown argument ${name} (known: ${[...known].join(', ')})`);
-      }
-    }
   }
 
   has(name) {
@@ -62,49 +107,83 @@ export class Checker {
     return v;
   }
 
-  number(name, fallback) {
+  // A number the engine takes as a float32: finite there too (1e300 would become Infinity).
+  float32(name, fallback) {
     const v = this.args[name];
     if (v === undefined) return fallback;
     if (typeof v !== 'number') throw this.typeError(name, 'a number', v);
-    if (!Number.isFinite(v)) throw this.rangeError(name, 'a finite number', v);
+    if (!Number.isFinite(Math.fround(v))) {
+      throw this.rangeError(name, 'a finite number, also in float32 (|value| ≤ 3.4028234663852886e38)', v);
+    }
     return v;
   }
 
-  // A tensor: Float32Array, Float64Array or number[]. Returns it unchanged (copied into the heap later).
+  // A plain array's elements, each read once, each a `kind` ('number' or 'boolean').
+  elements(name, array, kind, Out) {
+    const n = array.length;
+    const out = new Out(n);
+    for (let i = 0; i < n; i++) {
+      const x = array[i];
+      if (typeof x !== kind) throw this.typeError(`${name}[${i}]`, `a ${kind}`, x);
+      out[i] = x;
+    }
+    return out;
+  }
+
+  // A tensor: Float32Array, Float64Array or number[]. Returns a Float32Array or Float64Array of
+  // the wrapper's own (see the top of this file), or null when absent and not required. One array
+  // given for several arguments (key: x, value: x) gives one result, copied into the heap once.
   tensor(name, { required = true } = {}) {
     const v = this.args[name];
     if (v === undefined || v === null) {
       if (required) throw this.typeError(name, 'a Float32Array (required)', v);
       return null;
     }
-    if (v instanceof Float32Array || v instanceof Float64Array) return v;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        if (typeof v[i] !== 'number') throw this.typeError(`${name}[${i}]`, 'a number', v[i]);
-      }
-      return v;
-    }
+    this.seen ??= new Map();
+    if (!this.seen.has(v)) this.seen.set(v, this.readTensor(name, v));
+    return this.seen.get(v);
+  }
+
+  readTensor(name, v) {
+    const typed = typedArrayName(v);
+    if (typed === 'Float32Array') return freshView(v, Float32Array);
+    if (typed === 'Float64Array') return freshView(v, Float64Array);
+    if (typed === undefined && isArray(v)) return this.elements(name, v, 'number', Float32Array);
     throw this.typeError(name, 'a Float32Array, Float64Array or number[]', v);
   }
 
   length(name, tensor, expected, formula) {
-    if (tensor !== null && tensor.length !== expected) {
+    if (tensor !== null && lengthOf.call(tensor) !== expected) {
       // formula reads like "batch·seqLen·dModel = 2·4·8"; a bare name ("embedDim = 8") adds no step.
       const full = formula.includes('·') ? `${formula} = ${expected}` : formula;
-      throw this.rangeError(name, `of length ${full}`, `length ${tensor.length}`);
+      throw this.rangeError(name, `of length ${full}`, `length ${lengthOf.call(tensor)}`);
     }
   }
 
   // A mask: Uint8Array or boolean[] (true/1 = masked), Float32Array or Float64Array (added to the
   // scores). A plain number[] is refused: 1 could mean "masked" or "add 1", and guessing is silent.
-  // Returns { data, kind } or null.
+  // Returns { data, kind } with kind as the engine names it ('boolean' or 'additive'), or null.
   mask(name) {
     const v = this.args[name];
     if (v === undefined || v === null) return null;
-    if (v instanceof Uint8Array) return { data: v, kind: 'bool' };
-    if (v instanceof Float32Array || v instanceof Float64Array) return { data: v, kind: 'float' };
-    if (Array.isArray(v) && v.every((b) => typeof b === 'boolean')) return { data: Uint8Array.from(v, Number), kind: 'bool' };
-    throw this.typeError(name, 'a Uint8Array or boolean[] (masked where true) or a Float32Array (added to the scores)', v);
+    const typed = typedArrayName(v);
+    if (typed === 'Uint8Array') return { data: freshView(v, Uint8Array), kind: 'boolean' };
+    if (typed === 'Float32Array') return { data: freshView(v, Float32Array), kind: 'additive' };
+    if (typed === 'Float64Array') return { data: freshView(v, Float64Array), kind: 'additive' };
+    const expected = 'a Uint8Array or boolean[] (masked where true) or a Float32Array (added to the scores)';
+    if (typed === undefined && isArray(v)) {
+      const n = v.length;
+      const data = new Uint8Array(n);
+      for (let i = 0; i < n; i++) {
+        const x = v[i];
+        if (typeof x !== 'boolean') {
+          throw new TypeError(`${this.fn}: ${name} must be ${expected}, got an Array whose element ${i} is ${describe(x)}`);
+        }
+        data[i] = x ? 1 : 0;
+      }
+      return { data, kind: 'boolean' };
+    }
+    throw this.typeError(name, expected, v);
   }
 
   // A size the caller may give or leave to be inferred from a tensor's length.

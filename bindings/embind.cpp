@@ -5,6 +5,7 @@
 // The slot names come from WA_SLOTS below and reach JavaScript through wireSlots(), so the two
 // sides cannot drift apart. Failures return a status code; no C++ exception crosses the boundary.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 
 #include <malloc.h>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <string>
 
 #include "../src/attention.h"
 #include "../src/parallel.h"
@@ -24,7 +26,7 @@ namespace {
   X(wq) X(wk) X(wv) X(bq) X(bk) X(bv) X(wo) X(bo)                                                    \
   X(batch) X(tgt_len) X(src_len) X(query) X(key) X(value)                                            \
   X(attn_mask_kind) X(attn_mask) X(attn_mask_per_head) X(key_padding_mask_kind) X(key_padding_mask)  \
-  X(is_causal) X(scale) X(output) X(weights) X(average_weights)                                      \
+  X(is_causal) X(scale) X(output) X(weights) X(average_weights) X(need_weights) X(intermediates)     \
   X(i_q) X(i_k) X(i_v) X(i_scores) X(i_scaled_scores) X(i_attn_output)
 
 enum Slot : int {
@@ -47,7 +49,7 @@ float f32(Wire w, Slot s) {
   return value;
 }
 
-wa::Status init_layer(Wire w, wa::Layer& layer) {
+wa::LayerConfig layer_config(Wire w) {
   wa::LayerConfig config;
   config.q_in = w[slot_q_in];
   config.k_in = w[slot_k_in];
@@ -56,6 +58,10 @@ wa::Status init_layer(Wire w, wa::Layer& layer) {
   config.head_dim_qk = w[slot_head_dim_qk];
   config.head_dim_v = w[slot_head_dim_v];
   config.out_projection = w[slot_out_projection] != 0;
+  return config;
+}
+
+wa::Status init_layer(Wire w, wa::Layer& layer) {
   wa::LayerWeights weights;
   weights.wq = ptr<const float>(w, slot_wq);
   weights.wk = ptr<const float>(w, slot_wk);
@@ -65,7 +71,7 @@ wa::Status init_layer(Wire w, wa::Layer& layer) {
   weights.bv = ptr<const float>(w, slot_bv);
   weights.wo = ptr<const float>(w, slot_wo);
   weights.bo = ptr<const float>(w, slot_bo);
-  return layer.init(config, weights);
+  return layer.init(layer_config(w), weights);
 }
 
 wa::Mask mask(Wire w, Slot kind, Slot data, bool per_head) {
@@ -136,6 +142,62 @@ int layerForward(std::uintptr_t wire) {
 
 void destroyLayer(std::uintptr_t handle) { delete reinterpret_cast<wa::Layer*>(handle); }
 
+// Sizes the wrapper checks against the memory limit before it allocates (from the layer and
+// forward sizes staged in the wire; no pointer is read). Counts in floats, the rest in bytes.
+double layerBytes(std::uintptr_t wire) {
+  return static_cast<double>(wa::Layer::weights_bytes(layer_config(reinterpret_cast<Wire>(wire))));
+}
+
+// The figures forwardSizes writes, in this order (doubles: counts can pass 2^32).
+#define WA_FORWARD_SIZES(X) \
+  X(output) X(weights) X(q) X(k) X(v) X(scores) X(scaledScores) X(attnOutput) X(workspaceBytes)
+
+emscripten::val forwardSizeNames() {
+  emscripten::val names = emscripten::val::array();
+#define WA_PUSH(name) names.call<void>("push", std::string(#name));
+  WA_FORWARD_SIZES(WA_PUSH)
+#undef WA_PUSH
+  return names;
+}
+
+// Writes the figures of WA_FORWARD_SIZES to out (a block of doubles the wrapper allocated once):
+// cheaper per call than building a JavaScript object.
+void forwardSizes(std::uintptr_t wire, std::uintptr_t out) {
+  Wire w = reinterpret_cast<Wire>(wire);
+  wa::ForwardShape shape;
+  shape.batch = w[slot_batch];
+  shape.tgt_len = w[slot_tgt_len];
+  shape.src_len = w[slot_src_len];
+  shape.weights = w[slot_need_weights] != 0;
+  shape.average_weights = w[slot_average_weights] != 0;
+  shape.intermediates = w[slot_intermediates] != 0;
+  const wa::ForwardSizes z = wa::Layer::forward_sizes(layer_config(w), shape);
+  const std::size_t output = z.output, weights = z.weights, q = z.q, k = z.k, v = z.v, scores = z.scores,
+                    scaledScores = z.scores, attnOutput = z.attn_output, workspaceBytes = z.workspace_bytes;
+  double* figures = reinterpret_cast<double*>(out);
+#define WA_WRITE(name) *figures++ = static_cast<double>(name);
+  WA_FORWARD_SIZES(WA_WRITE)
+#undef WA_WRITE
+}
+
+// What JavaScript must agree on with C++: status codes, mask kinds (by their C++ names) and the
+// most memory the heap can grow to (-sMAXIMUM_MEMORY).
+emscripten::val constants() {
+  emscripten::val status = emscripten::val::object();
+  status.set("ok", static_cast<int>(wa::Status::ok));
+  status.set("invalidArgument", static_cast<int>(wa::Status::invalid_argument));
+  status.set("outOfMemory", static_cast<int>(wa::Status::out_of_memory));
+  emscripten::val mask_kind = emscripten::val::object();
+  mask_kind.set("none", static_cast<int>(wa::MaskKind::none));
+  mask_kind.set("boolean", static_cast<int>(wa::MaskKind::boolean));
+  mask_kind.set("additive", static_cast<int>(wa::MaskKind::additive));
+  emscripten::val out = emscripten::val::object();
+  out.set("status", status);
+  out.set("maskKind", mask_kind);
+  out.set("heapMaxBytes", static_cast<double>(emscripten_get_heap_max()));
+  return out;
+}
+
 emscripten::val wireSlots() {
   emscripten::val slots = emscripten::val::object();
 #define WA_NAME(name) slots.set(#name, static_cast<int>(slot_##name));
@@ -165,6 +227,10 @@ EMSCRIPTEN_BINDINGS(wasm_attention) {
   emscripten::function("layerForward", &layerForward);
   emscripten::function("destroyLayer", &destroyLayer);
   emscripten::function("wireSlots", &wireSlots);
+  emscripten::function("constants", &constants);
+  emscripten::function("layerBytes", &layerBytes);
+  emscripten::function("forwardSizes", &forwardSizes);
+  emscripten::function("forwardSizeNames", &forwardSizeNames);
   emscripten::function("heapInUse", &heapInUse);
   emscripten::function("setThreads", &wa::set_thread_count);
   emscripten::function("simdEnabled", &simdEnabled);

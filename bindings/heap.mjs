@@ -1,43 +1,53 @@
 // Copies between JavaScript arrays and the WebAssembly heap for one call. Everything a call
 // allocates goes through one HeapScope and is freed by scope.free(), also when the call throws,
 // so the heap in use returns to where it was.
+import { typedLength } from './checks.mjs';
 
-export const MAX_MEMORY_BYTES = 2 * 1024 * 1024 * 1024; // -sMAXIMUM_MEMORY in CMakeLists.txt
-
-export function outOfMemory(fn, bytes) {
+// heapMaxBytes: what the heap may grow to (the module's constants(), from -sMAXIMUM_MEMORY).
+export function outOfMemory(fn, bytes, heapMaxBytes) {
   const mib = (bytes / 1048576).toFixed(1);
   return new RangeError(
-    `${fn}: the work is too large for WebAssembly memory: it needs about ${mib} MiB and the heap ` +
-      `is limited to ${MAX_MEMORY_BYTES / 1048576} MiB (use fewer tokens, a smaller batch or needWeights: false)`,
+    `${fn}: the work is too large for WebAssembly memory: it needs about ${mib} MiB (inputs, masks, ` +
+      `results and scratch) and the heap is limited to ${heapMaxBytes / 1048576} MiB ` +
+      `(use fewer tokens, a smaller batch or needWeights: false)`,
   );
 }
 
+/** Bytes a tensor or mask takes once copied into the heap (floats as float32, masks as they are). */
+export function heapBytes(data) {
+  return typedLength(data) * (data instanceof Uint8Array ? 1 : 4);
+}
+
 export class HeapScope {
-  constructor(module, fn) {
+  constructor(module, fn, heapMaxBytes) {
     this.module = module;
     this.fn = fn;
+    this.heapMaxBytes = heapMaxBytes;
     this.pointers = [];
   }
 
   // Bytes, 16-byte aligned by malloc. Throws a RangeError when the heap cannot grow that far.
   alloc(bytes) {
-    if (bytes > MAX_MEMORY_BYTES) throw outOfMemory(this.fn, bytes);
+    if (bytes > this.heapMaxBytes) throw outOfMemory(this.fn, bytes, this.heapMaxBytes);
     const ptr = this.module._malloc(Math.max(bytes, 1));
-    if (ptr === 0) throw outOfMemory(this.fn, bytes);
+    if (ptr === 0) throw outOfMemory(this.fn, bytes, this.heapMaxBytes);
     this.pointers.push(ptr);
     return ptr;
   }
 
-  // A Float32Array, Float64Array or number[] copied in as float32 (set() converts).
-  floats(data) {
-    const ptr = this.alloc(data.length * 4);
-    this.module.HEAPF32.set(data, ptr >>> 2);
-    return ptr;
-  }
-
-  bytes(data) {
-    const ptr = this.alloc(data.length);
-    this.module.HEAPU8.set(data, ptr);
+  // One of the checks' own arrays (checks.mjs), copied in: a Float32Array or Float64Array as
+  // float32 (set() converts), a Uint8Array as bytes. The count is the array's real length, which
+  // for the checks' fixed-length views is the length they checked, or 0 when the user's buffer was
+  // detached or shrunk since: that is refused, never copied short.
+  copy(name, data) {
+    const count = typedLength(data);
+    if (count === 0) {
+      throw new TypeError(`${this.fn}: ${name}'s buffer was detached or resized while the call read its arguments`);
+    }
+    const bytes = data instanceof Uint8Array;
+    const ptr = this.alloc(count * (bytes ? 1 : 4));
+    if (bytes) this.module.HEAPU8.set(data, ptr);
+    else this.module.HEAPF32.set(data, ptr >>> 2);
     return ptr;
   }
 

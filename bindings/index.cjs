@@ -1,19 +1,21 @@
-// CommonJS entry (Node): same API as index.mjs.
+// Entry for Node (require, and import through node.mjs): the CommonJS glues in node/ and files
+// read from disk (Emscripten 3.1.6 would fetch() a file path under Node and fail).
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { createAttentionWith, VERSION } = require('./create.cjs');
 
-const glueName = (variant) => (variant === 'mt' ? 'wasm-attention-mt' : 'wasm-attention');
-const locateFile = (name) => path.join(__dirname, name);
+const inDist = (file) => path.join(__dirname, file);
+// The glues and Emscripten's pthread worker script for Node live in node/.
+const inNode = (file) => path.join(__dirname, 'node', file);
 
 const loader = {
   isNode: true,
-  factory: async (variant) => require(`./${glueName(variant)}.cjs`),
-  // Emscripten 3.1.6 would fetch() a file path under Node and fail: read the bytes ourselves.
-  wasmBytes: async (variant, userLocateFile) =>
-    fs.promises.readFile((userLocateFile ?? locateFile)(`${glueName(variant)}.wasm`)),
-  locateFile,
+  glue: async (build) => require(inNode(`${build}.js`)),
+  wasmSource: (file, userLocateFile) => fs.promises.readFile(userLocateFile ? userLocateFile(file, '') : inDist(file)),
+  locateFile: (file) => (file.endsWith('.wasm') ? inDist(file) : inNode(file)),
+  // Emscripten's worker script evaluates the glue from this path.
+  mainScript: (build) => inNode(`${build}.js`),
   hardwareThreads: () => os.availableParallelism?.() ?? os.cpus().length,
 };
 

@@ -115,6 +115,7 @@ export interface PreparedLayer<Args, Result> {
   forward(args: Args): Result;
   /** Frees the layer's WebAssembly memory; forward afterwards throws. */
   dispose(): void;
+  /** True once the layer or its engine was disposed. */
   readonly disposed: boolean;
 }
 
@@ -133,6 +134,13 @@ export interface Attention {
   ): PreparedLayer<MultiHeadAttentionForwardArgs, MultiHeadAttentionResult>;
   /** Extension: heap figures, for leak checks and memory budgets. */
   memoryStats(): MemoryStats;
+  /**
+   * Releases everything the engine holds: its memory, its layers and its worker threads. Any later
+   * call on it or its layers throws an Error saying it was disposed; a second dispose does nothing.
+   */
+  dispose(): void;
+  /** Extension: true once dispose() was called. */
+  readonly disposed: boolean;
 }
 
 export function createAttention(options?: CreateOptions): Promise<Attention>;

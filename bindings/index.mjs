@@ -1,46 +1,44 @@
-// ESM entry: Node, browsers, Web Workers and bundlers.
+// Entry for browsers, Web Workers and bundlers (the package's default export condition). No Node
+// code: Node resolves node.mjs / index.cjs instead. Every file is named by a literal
+// `new URL('./name', import.meta.url)` or `import('./name')`, the forms Vite, webpack and Rollup
+// plugins follow: a bundle gets exactly these files, and a static host of dist/ serves them as they are.
 import { createAttentionWith } from './create.mjs';
 
-const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
-const glueName = (variant) => (variant === 'mt' ? 'wasm-attention-mt' : 'wasm-attention');
-
-// Node's modules, loaded on first use (no top-level await: some bundlers and engines lack it).
-let node = null;
-
-// Node needs file paths (its Worker does not take file: URL strings); browsers need URLs.
-const locateFile = (name) => {
-  const url = new URL(`./${name}`, import.meta.url);
-  return isNode ? node.url.fileURLToPath(url) : url.href;
+const GLUES = {
+  'wasm-attention-simd': () => import('./wasm-attention-simd.mjs'),
+  'wasm-attention-simd-mt': () => import('./wasm-attention-simd-mt.mjs'),
+  'wasm-attention-scalar': () => import('./wasm-attention-scalar.mjs'),
+  'wasm-attention-scalar-mt': () => import('./wasm-attention-scalar-mt.mjs'),
 };
+
+const WASM_URLS = {
+  'wasm-attention-simd.wasm': () => new URL('./wasm-attention-simd.wasm', import.meta.url),
+  'wasm-attention-simd-mt.wasm': () => new URL('./wasm-attention-simd-mt.wasm', import.meta.url),
+  'wasm-attention-scalar.wasm': () => new URL('./wasm-attention-scalar.wasm', import.meta.url),
+  'wasm-attention-scalar-mt.wasm': () => new URL('./wasm-attention-scalar-mt.wasm', import.meta.url),
+};
+
+// Module workers whose script imports the glue statically, so bundlers build them with it.
+const PTHREAD_WORKERS = {
+  'wasm-attention-simd-mt': () => new Worker(new URL('./wasm-attention-simd-mt.worker.mjs', import.meta.url), { type: 'module' }),
+  'wasm-attention-scalar-mt': () => new Worker(new URL('./wasm-attention-scalar-mt.worker.mjs', import.meta.url), { type: 'module' }),
+};
+
+const userUrl = (userLocateFile, file) => String(userLocateFile(file, ''));
 
 const loader = {
-  isNode,
-  async factory(variant) {
-    if (isNode) {
-      // The Emscripten glue is CommonJS-shaped; Node loads it as such.
-      const { createRequire } = await import('node:module');
-      return createRequire(import.meta.url)(`./${glueName(variant)}.cjs`);
-    }
-    return variant === 'mt'
-      ? (await import('./wasm-attention-mt.mjs')).default
-      : (await import('./wasm-attention.mjs')).default;
-  },
-  // Emscripten 3.1.6 would fetch() a file path under Node and fail: read the bytes ourselves.
-  async wasmBytes(variant, userLocateFile) {
-    if (!isNode) return null;
-    const { readFile } = await import('node:fs/promises');
-    const name = `${glueName(variant)}.wasm`;
-    return readFile(userLocateFile ? userLocateFile(name) : locateFile(name));
-  },
-  locateFile,
-  hardwareThreads() {
-    if (typeof navigator === 'object' && navigator.hardwareConcurrency) return navigator.hardwareConcurrency;
-    return isNode ? node.os.availableParallelism?.() ?? node.os.cpus().length : 1;
-  },
+  isNode: false,
+  glue: async (build) => (await GLUES[build]()).default,
+  wasmSource: (file, userLocateFile) => (userLocateFile ? userUrl(userLocateFile, file) : WASM_URLS[file]().href),
+  locateFile: (file, userLocateFile) => (userLocateFile ? userUrl(userLocateFile, file) : file),
+  pthreadWorker: (build, userLocateFile) =>
+    userLocateFile
+      ? new Worker(userUrl(userLocateFile, `${build}.worker.mjs`), { type: 'module' })
+      : PTHREAD_WORKERS[build](),
+  hardwareThreads: () => (typeof navigator === 'object' && navigator.hardwareConcurrency) || 1,
 };
 
-export async function createAttention(options) {
-  if (isNode && !node) node = { url: await import('node:url'), os: await import('node:os') };
+export function createAttention(options) {
   return createAttentionWith(loader, options);
 }
 

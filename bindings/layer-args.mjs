@@ -4,6 +4,8 @@
 //             needWeights, average, returnIntermediates }
 // selfAttention is one head of width dK (dV for values) without an output projection.
 
+import { typedLength as len } from './checks.mjs';
+
 export const SELF_LAYER_ARGS = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
 export const SELF_FORWARD_ARGS = ['x', 'seqLen', 'batch', 'isCausal', 'attnMask', 'scale', 'needWeights', 'returnIntermediates'];
 export const MHA_LAYER_ARGS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
@@ -17,10 +19,10 @@ export function selfLayer(c) {
   const wk = c.tensor('wk');
   const wv = c.tensor('wv');
   const width = (name, t, dim) => {
-    if (t.length === 0 || t.length % dModel !== 0) {
-      throw c.rangeError(name, `of length ${dim}·dModel, a positive multiple of dModel = ${dModel}`, `length ${t.length}`);
+    if (len(t) === 0 || len(t) % dModel !== 0) {
+      throw c.rangeError(name, `of length ${dim}·dModel, a positive multiple of dModel = ${dModel}`, `length ${len(t)}`);
     }
-    return t.length / dModel;
+    return len(t) / dModel;
   };
   const dk = width('wq', wq, 'dK');
   const dv = width('wv', wv, 'dV');
@@ -79,12 +81,12 @@ function attnMask(c, tgtLen, srcLen, batchHeads) {
   const m = c.mask('attnMask');
   if (m === null) return null;
   const plane = tgtLen * srcLen;
-  if (m.data.length === plane) return { ...m, perHead: false };
-  if (batchHeads > 1 && m.data.length === batchHeads * plane) return { ...m, perHead: true };
+  if (len(m.data) === plane) return { ...m, perHead: false };
+  if (batchHeads > 1 && len(m.data) === batchHeads * plane) return { ...m, perHead: true };
   const shapes = batchHeads > 1
     ? `[tgtLen, srcLen] = ${plane} or [batch·numHeads, tgtLen, srcLen] = ${batchHeads * plane} elements`
     : `[seqLen, seqLen] = ${plane} elements`;
-  throw c.rangeError('attnMask', `of shape ${shapes}`, `length ${m.data.length}`);
+  throw c.rangeError('attnMask', `of shape ${shapes}`, `length ${len(m.data)}`);
 }
 
 export function selfForward(c, layer) {
@@ -97,7 +99,7 @@ export function selfForward(c, layer) {
     attnMask: attnMask(c, seqLen, seqLen, 1),
     keyPaddingMask: null,
     isCausal: c.bool('isCausal', false),
-    scale: c.number('scale', 1 / Math.sqrt(layer.dk)),
+    scale: c.float32('scale', 1 / Math.sqrt(layer.dk)),
     needWeights: c.bool('needWeights', true),
     average: true,
     returnIntermediates: c.bool('returnIntermediates', false),
@@ -110,9 +112,9 @@ export function mhaForward(c, layer) {
   const query = c.tensor('query');
   const key = c.tensor('key', { required: false }) ?? query;
   const value = c.tensor('value', { required: false }) ?? key;
-  const tgtLen = c.inferred('tgtLen', 'query', query.length, batch * E, `batch·embedDim = ${batch}·${E}`);
+  const tgtLen = c.inferred('tgtLen', 'query', len(query), batch * E, `batch·embedDim = ${batch}·${E}`);
   c.length('query', query, batch * tgtLen * E, `batch·tgtLen·embedDim = ${batch}·${tgtLen}·${E}`);
-  const srcLen = c.inferred('srcLen', 'key', key.length, batch * kdim, `batch·kdim = ${batch}·${kdim}`);
+  const srcLen = c.inferred('srcLen', 'key', len(key), batch * kdim, `batch·kdim = ${batch}·${kdim}`);
   c.length('key', key, batch * srcLen * kdim, `batch·srcLen·kdim = ${batch}·${srcLen}·${kdim}`);
   c.length('value', value, batch * srcLen * vdim, `batch·srcLen·vdim = ${batch}·${srcLen}·${vdim}`);
   const keyPaddingMask = c.mask('keyPaddingMask');
@@ -124,9 +126,38 @@ export function mhaForward(c, layer) {
     attnMask: attnMask(c, tgtLen, srcLen, batch * heads),
     keyPaddingMask,
     isCausal: c.bool('isCausal', false),
-    scale: c.number('scale', 1 / Math.sqrt(layer.dk)),
+    scale: c.float32('scale', 1 / Math.sqrt(layer.dk)),
     needWeights: c.bool('needWeights', true),
     average: c.bool('averageAttnWeights', true),
     returnIntermediates: c.bool('returnIntermediates', false),
   };
+}
+
+// The layer's arguments a forward may repeat (one object may serve both create and forward): each
+// is checked for its type and length as at creation, sizes must equal the layer's; the weights in
+// use stay the ones given at creation. name → [length, formula].
+export function layerTensorLengths(layer) {
+  const { qIn, kIn, vIn, dk, dv } = layer;
+  if (!layer.outProjection) {
+    return {
+      wq: [dk * qIn, `dK·dModel = ${dk}·${qIn}`], wk: [dk * qIn, `dK·dModel = ${dk}·${qIn}`],
+      wv: [dv * qIn, `dV·dModel = ${dv}·${qIn}`], bq: [dk, 'dK'], bk: [dk, 'dK'], bv: [dv, 'dV'],
+    };
+  }
+  const E = qIn;
+  return {
+    inProjWeight: [3 * E * E, `3·embedDim·embedDim = 3·${E}·${E}`],
+    qProjWeight: [E * E, `embedDim·embedDim = ${E}·${E}`],
+    kProjWeight: [E * kIn, `embedDim·kdim = ${E}·${kIn}`],
+    vProjWeight: [E * vIn, `embedDim·vdim = ${E}·${vIn}`],
+    inProjBias: [3 * E, `3·embedDim = 3·${E}`],
+    outProjWeight: [E * E, `embedDim·embedDim = ${E}·${E}`],
+    outProjBias: [E, `embedDim = ${E}`],
+  };
+}
+
+export function layerSizes(layer) {
+  return layer.outProjection
+    ? { embedDim: layer.qIn, numHeads: layer.heads, kdim: layer.kIn, vdim: layer.vIn }
+    : { dModel: layer.qIn };
 }

@@ -1,41 +1,63 @@
-// Assembles dist/ from the Emscripten output and bindings/: the files the package ships.
-//   wasm-attention.wasm   the module (wasm-attention-mt.*: the pthreads build, + .worker.js)
-//   wasm-attention.cjs    Emscripten's glue as emitted (CommonJS-shaped; Node, classic workers)
-//   wasm-attention.mjs    the same glue as an ES module (browsers, workers, bundlers)
-//   *.mjs                 the API sources; create.cjs is them bundled for CommonJS by esbuild
+// Assembles dist/ from the Emscripten output (build/wasm/web, build/wasm/node) and bindings/:
+// exactly the files the package ships, and nothing left over from an older layout.
+//   wasm-attention-{simd,scalar}[-mt].wasm   the four builds (one .wasm serves both glues)
+//   wasm-attention-*.mjs                     their ES module glues (browsers, workers, bundlers)
+//   wasm-attention-*-mt.worker.mjs           pthread workers as ES modules (see pthread-worker.mjs)
+//   node/wasm-attention-*.js (+ .worker.js)  the CommonJS glues for Node and Emscripten's worker
+//   index.mjs, node.mjs, index.cjs           the entries; create.cjs is the API bundled for CommonJS
+//   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, readFileSync, writeFileSync as writeAlways } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-mkdirSync(dist, { recursive: true });
+const BUILDS = ['wasm-attention-simd', 'wasm-attention-simd-mt', 'wasm-attention-scalar', 'wasm-attention-scalar-mt'];
+const API_SOURCES = ['api.mjs', 'checks.mjs', 'create.mjs', 'heap.mjs', 'layer-args.mjs', 'pthread-worker.mjs',
+  'index.mjs', 'node.mjs', 'index.cjs'];
+
+mkdirSync(join(dist, 'node'), { recursive: true });
+const written = new Set();
 
 // Writes only what changed: a test that packs the package (prepack runs this) must not rewrite
 // files another test process is loading at that moment.
 function writeFileSync(path, content) {
+  written.add(path);
   const bytes = Buffer.from(content);
   if (existsSync(path) && readFileSync(path).equals(bytes)) return;
   writeAlways(path, bytes);
 }
 const copyFileSync = (from, to) => writeFileSync(to, readFileSync(from));
 
-// Two builds: single-threaded, and pthreads (with its worker script) for threads > 1.
-for (const name of ['wasm-attention', 'wasm-attention-mt']) {
-  copyFileSync(join(wasmBuild, `${name}.wasm`), join(dist, `${name}.wasm`));
-  const glue = readFileSync(join(wasmBuild, `${name}.js`), 'utf8');
-  writeFileSync(join(dist, `${name}.cjs`), glue);
-  writeFileSync(join(dist, `${name}.mjs`), `${glue}\nexport default createAttentionModule;\n`);
+for (const name of BUILDS) {
+  const wasm = readFileSync(join(wasmBuild, 'web', `${name}.wasm`));
+  if (!wasm.equals(readFileSync(join(wasmBuild, 'node', `${name}.wasm`)))) {
+    throw new Error(`assemble-dist: the web and node links of ${name}.wasm differ; the package ships one`);
+  }
+  writeFileSync(join(dist, `${name}.wasm`), wasm);
+  copyFileSync(join(wasmBuild, 'web', `${name}.mjs`), join(dist, `${name}.mjs`));
+  copyFileSync(join(wasmBuild, 'node', `${name}.js`), join(dist, 'node', `${name}.js`));
+  if (name.endsWith('-mt')) {
+    copyFileSync(join(wasmBuild, 'node', `${name}.worker.js`), join(dist, 'node', `${name}.worker.js`));
+    writeFileSync(
+      join(dist, `${name}.worker.mjs`),
+      `// A pthread worker of ${name} (see pthread-worker.mjs).\n` +
+        `import createAttentionModule from './${name}.mjs';\nimport { servePthread } from './pthread-worker.mjs';\n\n` +
+        'servePthread(createAttentionModule);\n',
+    );
+  }
 }
-copyFileSync(join(wasmBuild, 'wasm-attention-mt.worker.js'), join(dist, 'wasm-attention-mt.worker.js'));
 
 const withVersion = (text) => text.replaceAll('__VERSION__', version);
-for (const name of ['api.mjs', 'checks.mjs', 'create.mjs', 'heap.mjs', 'layer-args.mjs', 'index.mjs', 'index.cjs', 'index.d.ts']) {
+for (const name of API_SOURCES) {
   writeFileSync(join(dist, name), withVersion(readFileSync(join(root, 'bindings', name), 'utf8')));
 }
+const types = withVersion(readFileSync(join(root, 'bindings', 'index.d.ts'), 'utf8'));
+for (const name of ['index.d.ts', 'index.d.mts', 'index.d.cts']) writeFileSync(join(dist, name), types);
+
 await build({
   entryPoints: [join(dist, 'create.mjs')],
   outfile: join(dist, 'create.cjs'),
@@ -44,3 +66,15 @@ await build({
   platform: 'neutral',
   logLevel: 'warning',
 });
+written.add(join(dist, 'create.cjs'));
+
+// Anything else in dist/ is left from an older build and must not reach the package.
+for (const folder of [dist, join(dist, 'node')]) {
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isFile() && !written.has(path)) {
+      console.log(`assemble-dist: removing stale dist/${relative(dist, path)}`);
+      rmSync(path);
+    }
+  }
+}

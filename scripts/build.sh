@@ -3,7 +3,7 @@
 # Incremental: cmake rebuilds only what changed, so this is quick when everything is fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Debian's emcc needs its acorn from here (TOOLCHAIN.md).
+# Debian's emcc cannot find its acorn module unless NODE_PATH names where Debian put it.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null

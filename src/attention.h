@@ -71,14 +71,43 @@ struct ForwardArgs {
   Intermediates* intermediates = nullptr;
 };
 
+// The sizes of one forward, without its data: what the size functions below need.
+struct ForwardShape {
+  std::size_t batch = 1, tgt_len = 0, src_len = 0;
+  bool weights = false;        // attention weights wanted (ForwardArgs::weights non-null)
+  bool average_weights = true;
+  bool intermediates = false;  // ForwardArgs::intermediates non-null
+};
+
+ForwardShape shape_of(const ForwardArgs& args);
+
+// What a caller allocates for one forward (counts in floats) and what the forward allocates
+// itself (workspace, bytes). The binding checks these against the memory limit before it
+// allocates anything, so the one formula lives here, beside the code that allocates.
+struct ForwardSizes {
+  std::size_t output = 0;   // [batch, tgt_len, out_dim]
+  std::size_t weights = 0;  // 0 when not wanted
+  std::size_t q = 0, k = 0, v = 0, scores = 0, attn_output = 0;  // intermediates; 0 when not wanted
+  std::size_t workspace_bytes = 0;
+};
+
 struct Scratch;
 
 // Weights copied and packed for the GEMM kernel once.
 class Layer {
  public:
   Status init(const LayerConfig& config, const LayerWeights& weights);
+  // Status::ok, invalid_argument or out_of_memory. A NaN or ±Inf in the inputs propagates as
+  // IEEE arithmetic says: a query row is NaN wherever a float64 evaluation is; a key that is masked
+  // for a query (by a mask, −inf in a float mask, or causality) takes no part in that row.
   Status forward(const ForwardArgs& args) const;
   const LayerConfig& config() const { return config_; }
+
+  // Bytes init allocates for the packed weights of a layer of this configuration.
+  static std::size_t weights_bytes(const LayerConfig& config);
+  // Bytes forward allocates (its scratch), with the thread count now in use.
+  static std::size_t workspace_bytes(const LayerConfig& config, const ForwardShape& shape);
+  static ForwardSizes forward_sizes(const LayerConfig& config, const ForwardShape& shape);
 
   struct Projection {
     FloatBuffer packed;  // per head: panels of that head's rows of W
@@ -93,6 +122,9 @@ class Layer {
   void store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
                      std::size_t keys) const;
   void project_output(std::size_t rows, Scratch& s, float* rows_inout) const;
+  void add_nonfinite_values(const ForwardArgs& a, std::size_t b, std::size_t h, const Scratch& s, std::size_t i0,
+                            std::size_t rows, std::size_t j0, std::size_t keys, const float* p, std::size_t ldp,
+                            const bool* attends, float* out, std::size_t ldo) const;
 
   LayerConfig config_;
   Projection q_, k_, v_, o_;

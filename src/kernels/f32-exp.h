@@ -7,13 +7,13 @@
 // through the SSE-to-SIMD128 mapping.
 #pragma once
 
-#include <xsimd/xsimd.hpp>
+#include "simd.h"
 
 namespace wa {
 
-inline xsimd::batch<float> exp_nonpositive(const xsimd::batch<float>& x) {
-  using Batch = xsimd::batch<float>;
-  using Ints = xsimd::batch<int32_t>;
+inline simd::batch<float> exp_nonpositive(const simd::batch<float>& x) {
+  using Batch = simd::batch<float>;
+  using Ints = simd::batch<int32_t>;
   const Batch magic_bias(0x1.8000FEp23f);  // 1.5·2^23 + 127: rounds and adds the exponent bias
   const Batch log2e(0x1.715476p+0f);
   const Batch minus_ln2_hi(-0x1.62E400p-1f);
@@ -21,20 +21,20 @@ inline xsimd::batch<float> exp_nonpositive(const xsimd::batch<float>& x) {
   const Batch c5(0x1.0F9F9Cp-7f), c4(0x1.573A1Ap-5f), c3(0x1.555A80p-3f), c2(0x1.FFFDC6p-2f), c1(0x1.FFFFF6p-1f);
   const Batch denormal_cutoff(-0x1.5D589Ep6f);  // below: exp underflows to 0
 
-  Batch n = xsimd::fma(x, log2e, magic_bias);
-  const Batch s = xsimd::bitwise_cast<Batch>(xsimd::bitwise_cast<Ints>(n) << 23);
+  Batch n = simd::fma(x, log2e, magic_bias);
+  const Batch s = simd::bitwise_cast<Batch>(simd::bitwise_cast<Ints>(n) << 23);
   n -= magic_bias;
-  Batch t = xsimd::fma(n, minus_ln2_hi, x);
-  t = xsimd::fma(n, minus_ln2_lo, t);
-  Batch p = xsimd::fma(c5, t, c4);
-  p = xsimd::fma(p, t, c3);
-  p = xsimd::fma(p, t, c2);
-  p = xsimd::fma(p, t, c1);
+  Batch t = simd::fma(n, minus_ln2_hi, x);
+  t = simd::fma(n, minus_ln2_lo, t);
+  Batch p = simd::fma(c5, t, c4);
+  p = simd::fma(p, t, c3);
+  p = simd::fma(p, t, c2);
+  p = simd::fma(p, t, c1);
   t *= s;
-  const Batch e = xsimd::fma(t, p, s);
+  const Batch e = simd::fma(t, p, s);
   // Zero below the cutoff (and for -inf: a masked key); andnot keeps a NaN, which compares false.
   const Batch underflow((x < denormal_cutoff).data);
-  return xsimd::bitwise_andnot(underflow, e);  // ~underflow & e
+  return simd::bitwise_andnot(underflow, e);  // ~underflow & e
 }
 
 }  // namespace wa

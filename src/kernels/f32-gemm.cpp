@@ -1,11 +1,11 @@
 #include "f32-gemm.h"
 
-#include <xsimd/xsimd.hpp>
+#include "simd.h"
 
 namespace wa {
 namespace {
 
-using Batch = xsimd::batch<float>;
+using Batch = simd::batch<float>;
 constexpr std::size_t kVecs = kPanelWidth / Batch::size;
 
 // ROWS rows (1 or 2) × 16 columns; writes (or with ACCUMULATE adds to) `cols` ≤ 16 columns of C.
@@ -65,14 +65,14 @@ void gemm_panels(std::size_t m, std::size_t n, std::size_t k, const float* a, st
 // The 4 × 4 block at rows[0..3][0..3] transposed into dst[j · kPanelWidth + 0..3], j = 0..3.
 template <class B>
 inline void transpose4x4_into(const float* r0, const float* r1, const float* r2, const float* r3, float* dst) {
-  using Pairs = xsimd::batch<double, typename B::arch_type>;
+  using Pairs = simd::batch<double>;  // the same 16 bytes as two 64-bit lanes
   const B a = B::load_unaligned(r0), b = B::load_unaligned(r1), c = B::load_unaligned(r2), d = B::load_unaligned(r3);
-  const Pairs ab_lo = xsimd::bitwise_cast<Pairs>(xsimd::zip_lo(a, b)), ab_hi = xsimd::bitwise_cast<Pairs>(xsimd::zip_hi(a, b));
-  const Pairs cd_lo = xsimd::bitwise_cast<Pairs>(xsimd::zip_lo(c, d)), cd_hi = xsimd::bitwise_cast<Pairs>(xsimd::zip_hi(c, d));
-  xsimd::bitwise_cast<B>(xsimd::zip_lo(ab_lo, cd_lo)).store_unaligned(dst);
-  xsimd::bitwise_cast<B>(xsimd::zip_hi(ab_lo, cd_lo)).store_unaligned(dst + kPanelWidth);
-  xsimd::bitwise_cast<B>(xsimd::zip_lo(ab_hi, cd_hi)).store_unaligned(dst + 2 * kPanelWidth);
-  xsimd::bitwise_cast<B>(xsimd::zip_hi(ab_hi, cd_hi)).store_unaligned(dst + 3 * kPanelWidth);
+  const Pairs ab_lo = simd::bitwise_cast<Pairs>(simd::zip_lo(a, b)), ab_hi = simd::bitwise_cast<Pairs>(simd::zip_hi(a, b));
+  const Pairs cd_lo = simd::bitwise_cast<Pairs>(simd::zip_lo(c, d)), cd_hi = simd::bitwise_cast<Pairs>(simd::zip_hi(c, d));
+  simd::bitwise_cast<B>(simd::zip_lo(ab_lo, cd_lo)).store_unaligned(dst);
+  simd::bitwise_cast<B>(simd::zip_hi(ab_lo, cd_lo)).store_unaligned(dst + kPanelWidth);
+  simd::bitwise_cast<B>(simd::zip_lo(ab_hi, cd_hi)).store_unaligned(dst + 2 * kPanelWidth);
+  simd::bitwise_cast<B>(simd::zip_hi(ab_hi, cd_hi)).store_unaligned(dst + 3 * kPanelWidth);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 //   C        m rows of n, row stride ldc
 //
 // Why this tile: V8 gives WebAssembly 15 vector registers. A 2-row × 16-column tile keeps
-// 8 accumulators + 4 panel vectors + 2 splats in registers (TOOLCHAIN.md measured 95–101 %
+// 8 accumulators + 4 panel vectors + 2 splats in registers (a probe on V8 measured 95–101 %
 // of the SIMD128 ceiling; taller or wider tiles spill). One call sweeps every row sliver of a
 // panel so the panel stays in L1 while A streams.
 #pragma once

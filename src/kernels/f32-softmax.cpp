@@ -2,14 +2,13 @@
 
 #include <cmath>
 
-#include <xsimd/xsimd.hpp>
-
 #include "f32-exp.h"
+#include "simd.h"
 
 namespace wa {
 namespace {
 
-using Batch = xsimd::batch<float>;
+using Batch = simd::batch<float>;
 constexpr std::size_t kLanes = Batch::size;
 
 }  // namespace
@@ -19,7 +18,7 @@ float row_max(const float* x, std::size_t n) {
   float max = -INFINITY;
   if (vec_end > 0) {
     Batch vmax(-INFINITY);
-    for (std::size_t j = 0; j < vec_end; j += kLanes) vmax = xsimd::max(vmax, Batch::load_unaligned(x + j));
+    for (std::size_t j = 0; j < vec_end; j += kLanes) vmax = simd::max(vmax, Batch::load_unaligned(x + j));
     alignas(16) float lanes[kLanes];
     vmax.store_aligned(lanes);
     for (std::size_t l = 0; l < kLanes; ++l) max = std::fmax(max, lanes[l]);
@@ -37,7 +36,7 @@ float exp_minus_max_sum(float* x, std::size_t n, float max) {
     e.store_unaligned(x + j);
     vsum += e;
   }
-  float sum = xsimd::hadd(vsum);
+  float sum = simd::hadd(vsum);
   if (vec_end < n) {
     // The tail goes through the same vector exp (padded with -inf, whose exp is 0), so every
     // element is computed by one function whatever its position.
@@ -56,12 +55,20 @@ void scale_row(float* x, std::size_t n, float factor) {
   for (std::size_t j = vec_end; j < n; ++j) x[j] *= factor;
 }
 
+bool has_nan(const float* x, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j)
+    if (std::isnan(x[j])) return true;
+  return false;
+}
+
 bool softmax_row(float* x, std::size_t n) {
-  // 1. max, starting at -inf so a fully masked row is recognised.
+  // 1. max, starting at -inf so a fully masked row is recognised (a NaN is skipped: checked here,
+  //    or else it makes the sum below NaN, and 1/sum every entry).
   const float max = row_max(x, n);
   if (max == -INFINITY) {
-    for (std::size_t j = 0; j < n; ++j) x[j] = 0.0f;
-    return false;
+    const bool nan = has_nan(x, n);
+    for (std::size_t j = 0; j < n; ++j) x[j] = nan ? NAN : 0.0f;
+    return nan;
   }
   // 2. exp(x - max) and its sum.
   const float sum = exp_minus_max_sum(x, n, max);

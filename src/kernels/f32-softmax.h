@@ -16,7 +16,11 @@ float exp_minus_max_sum(float* x, std::size_t n, float max);
 
 void scale_row(float* x, std::size_t n, float factor);
 
-// Returns false when the row was fully masked (and is now zeros).
+// Whether some x is NaN (row_max skips NaN, so a fully NaN row looks fully masked to it).
+bool has_nan(const float* x, std::size_t n);
+
+// Returns false when the row was fully masked (and is now zeros). A NaN anywhere in the row makes
+// every entry NaN, as a float64 evaluation does (a +inf score too: exp(inf − inf)).
 bool softmax_row(float* x, std::size_t n);
 
 }  // namespace wa

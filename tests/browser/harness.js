@@ -12,7 +12,7 @@ const { chromium } = require('playwright-core');
 const ROOT = path.resolve(__dirname, '..', '..');
 const SERVE = path.join(ROOT, 'scripts', 'serve.mjs');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-// Without the networking flags Chromium floods the closed network (see TOOLCHAIN.md).
+// Without the networking flags Chromium keeps trying to reach its update and sync services.
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',

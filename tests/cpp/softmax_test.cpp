@@ -50,7 +50,7 @@ TEST(Softmax, NaNPropagatesWithoutCrashing) {
 namespace {
 
 TEST(Exp, NonPositiveMatchesStdExpWithinTwoUlpAndUnderflowsToZero) {
-  using Batch = xsimd::batch<float>;
+  using Batch = wa::simd::batch<float>;
   for (float x0 = -104.0f; x0 <= 0.0f; x0 += 0.0137f) {
     alignas(16) float in[Batch::size], out[Batch::size];
     for (std::size_t l = 0; l < Batch::size; ++l) in[l] = std::fmin(0.0f, x0 + 0.003f * l);

@@ -11,7 +11,7 @@ const { mhaArgs, saArgs, mhaDims, saDims, checkResult } = require('./cases');
 const ROOT = path.join(__dirname, '..', '..');
 jest.setTimeout(300000);
 
-let tmp, proj, tarball, files;
+let tmp, proj, tarball, files, unpacked;
 
 // Tensors go to the child scripts as JSON: plain arrays plus a note of which typed array each was.
 function encode(args) {
@@ -60,6 +60,9 @@ beforeAll(() => {
   if (tgz.length !== 1) throw new Error(`npm pack produced ${tgz.join(', ') || 'no tarball'} in ${tmp}`);
   tarball = path.join(tmp, tgz[0]);
   files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  unpacked = path.join(tmp, 'unpacked');
+  fs.mkdirSync(unpacked);
+  execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
 
   proj = path.join(tmp, 'consumer');
   fs.mkdirSync(proj);
@@ -81,13 +84,41 @@ afterAll(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('the tarball holds dist/ (both entries, types, wasm) and no sources or tests', () => {
-  for (const f of ['package/package.json', 'package/dist/index.cjs', 'package/dist/index.mjs', 'package/dist/index.d.ts',
-    'package/dist/wasm-attention.wasm']) {
-    expect([f, files.includes(f)]).toEqual([f, true]);
+test('the tarball holds the entries, types, the four builds and their workers, and no sources or tests', () => {
+  const want = ['package.json', 'LICENSE', 'README.md', 'docs/API.md', 'dist/index.cjs', 'dist/index.mjs', 'dist/node.mjs',
+    'dist/index.d.ts', 'dist/index.d.mts', 'dist/index.d.cts'];
+  for (const build of ['wasm-attention-simd', 'wasm-attention-scalar']) {
+    want.push(`dist/${build}.wasm`, `dist/${build}.mjs`, `dist/node/${build}.js`, `dist/${build}-mt.wasm`, `dist/${build}-mt.mjs`,
+      `dist/${build}-mt.worker.mjs`, `dist/node/${build}-mt.js`, `dist/node/${build}-mt.worker.js`);
   }
-  const stray = files.filter((f) => /^package\/(src|tests|bindings|build|node_modules|bench)\//.test(f));
+  for (const f of want) expect([f, files.includes(`package/${f}`)]).toEqual([f, true]);
+  const stray = files.filter((f) => /^package\/(src|tests|bindings|build|node_modules|bench)\//.test(f) || /\.cjs$/.test(f) && !/dist\/(index|create)\.cjs$/.test(f));
   expect(stray).toEqual([]);
+});
+
+test('no file in the tarball cites a document the tarball lacks', () => {
+  const texts = files.filter((f) => /\.(md|mjs|cjs|js|ts|mts|cts|html|css|json)$/.test(f));
+  const cited = [];
+  for (const f of texts) {
+    const text = fs.readFileSync(path.join(unpacked, f), 'utf8');
+    for (const m of text.matchAll(/\b([\w./-]*\b(?:API|TOOLCHAIN|DESIGN|CONTRIBUTING|CHANGELOG)\.md)\b/g)) {
+      const target = m[1].includes('/') ? m[1].replace(/^(\.\.?\/)+/, '') : m[1];
+      if (!files.some((g) => g.endsWith(`/${target}`))) cited.push(`${f}: ${m[1]}`);
+    }
+    if (/\bshared\//.test(text)) cited.push(`${f}: shared/`);
+  }
+  expect(cited).toEqual([]);
+});
+
+test('types and exports pass @arethetypeswrong/cli (node10, node16 CJS and ESM, bundler) and publint', () => {
+  const attw = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--format', 'json'],
+    { encoding: 'utf8' });
+  const report = JSON.parse(attw.stdout);
+  const resolutions = report.analysis.entrypoints['.'].resolutions;
+  expect(Object.keys(resolutions).sort()).toEqual(['bundler', 'node10', 'node16-cjs', 'node16-esm']);
+  expect(report.problems).toEqual({});
+  const lint = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'publint', 'src', 'cli.js'), 'run', '--strict', path.join(unpacked, 'package')], { encoding: 'utf8' });
+  if (lint.status !== 0 || !/All good/.test(lint.stdout)) throw new Error(`publint:\n${lint.stdout}\n${lint.stderr}`);
 });
 
 test.each(['use.mjs', 'use.cjs'])('installed package works from %s', (script) => {

@@ -1,6 +1,6 @@
 'use strict';
 /*
- * A float64 JavaScript reference of the wasm-attention contract (API.md): the oracle
+ * A float64 JavaScript reference of the wasm-attention contract (docs/API.md): the oracle
  * of the JS tests. Plain loops, written to be read, not to be fast.
  *
  * Layouts (flat, row-major, outermost axis first; batch first as PyTorch batch_first=True):
@@ -25,11 +25,13 @@
  *
  * The passes, for one batch element b (and one head h):
  *   1. project      Q = query·Wqᵀ + bq,  K = key·Wkᵀ + bk,  V = value·Wvᵀ + bv
- *   2. score        s[i][j] = scale · Σ_d Q[i][d]·K[j][d]  + every additive mask
- *                   (a bool mask, causal j > i, or a padded key add −∞)
- *   3. softmax      m = max_j s[i][j];  e = exp(s − m);  p = e / Σ_j e
+ *   2. score        s[i][j] = scale · Σ_d Q[i][d]·K[j][d]  + every float mask
+ *                   key j is masked for query i by a bool mask, causality (j > i) or −∞ in a float
+ *                   mask: then s[i][j] = −∞ whatever the product was (even NaN)
+ *   3. softmax      m = max_j s[i][j] (NaN if any s is NaN);  e = exp(s − m);  p = e / Σ_j e
  *                   a row whose every s is −∞ attends to nothing: p = 0 (not NaN)
- *   4. attend       A[i] = Σ_j p[i][j] · V[j]
+ *   4. attend       A[i] = Σ_{j not masked} p[i][j] · V[j]   (IEEE: 0 · NaN is NaN, so a NaN in
+ *                   the value of a key a query sees reaches that query even when p is 0)
  *   5. (MHA only)   concatenate the heads' A, out = A·Woᵀ + bo; weights = mean_h p
  */
 
@@ -72,15 +74,19 @@ function slice(m, row0, rows, stride, col, width) {
 }
 
 /**
- * Adds a mask, in its additive form (bool: 1 → −∞, 0 → 0; float: the value itself), to add [L, S]:
- * the [L, S] block at `offset`, or with perKeyOnly the S elements at `offset` (padding) for every row.
+ * Adds a mask to add [L, S]: the [L, S] block at `offset`, or with perKeyOnly the S elements at
+ * `offset` (padding) for every row. A key it masks (bool 1, or −∞ in a float mask) gets −∞, which
+ * stays −∞ whatever else is added (the key is masked); other float values are added.
  */
 function addMask(add, mask, offset, L, S, perKeyOnly) {
   const isBool = mask instanceof U8;
   for (let i = 0; i < L; i++) {
     for (let j = 0; j < S; j++) {
       const m = mask[perKeyOnly ? offset + j : offset + i * S + j];
-      add[i * S + j] += isBool ? (m ? NEG_INF : 0) : m;
+      const t = i * S + j;
+      if (add[t] === NEG_INF) continue;
+      if (isBool ? m : m === NEG_INF) add[t] = NEG_INF;
+      else if (!isBool) add[t] += m;
     }
   }
 }
@@ -104,11 +110,12 @@ function attendOneHead(q, k, v, L, S, d, dv, scale, add) {
     for (let j = 0; j < S; j++) {
       let dot = 0;
       for (let c = 0; c < d; c++) dot += q[i * d + c] * k[j * d + c];
-      s[j] = dot * scale + add[i * S + j];
+      const a = add[i * S + j];
+      s[j] = a === NEG_INF ? NEG_INF : dot * scale + a; // a masked key is out, even if dot is NaN
     }
-    // 3a. row maximum (start at −∞); a row that stays at −∞ is fully masked
+    // 3a. row maximum (start at −∞; NaN if any score is NaN); a row that stays at −∞ is fully masked
     let m = NEG_INF;
-    for (let j = 0; j < S; j++) if (s[j] > m) m = s[j];
+    for (let j = 0; j < S; j++) if (s[j] > m || isNaNNumber(s[j])) m = isNaNNumber(m) ? m : s[j];
     if (m === NEG_INF) continue; // P row and A row stay zero
     // 3b. exponentials and their sum, 3c. normalise
     let sum = 0;
@@ -118,10 +125,10 @@ function attendOneHead(q, k, v, L, S, d, dv, scale, add) {
       sum += e;
     }
     for (let j = 0; j < S; j++) P[i * S + j] /= sum;
-    // 4. weighted sum of the value rows
+    // 4. weighted sum of the value rows of the keys not masked (p = 0 included: 0 · NaN is NaN)
     for (let j = 0; j < S; j++) {
+      if (add[i * S + j] === NEG_INF) continue;
       const p = P[i * S + j];
-      if (p === 0) continue;
       for (let c = 0; c < dv; c++) A[i * dv + c] += p * v[j * dv + c];
     }
   }

@@ -1,0 +1,4 @@
+// Entry for `import` in Node: the CommonJS entry, so both module systems share one implementation.
+import entry from './index.cjs';
+
+export const { createAttention, version } = entry;

@@ -1,0 +1,89 @@
+// createAttention in Chromium, on a cross-origin-isolated page served by the demo server: threads,
+// wasmBinary for a threaded build, and starts that fail with a clear Error instead of hanging.
+const { startServer, launchBrowser, watchProblems } = require('./harness');
+
+let server;
+let browser;
+let page;
+let problems;
+
+/** Runs fn(createAttention, arg) in the page with the package's browser entry; returns its JSON result. */
+function inPage(fn, arg) {
+  return page.evaluate(
+    async ([source, a]) => {
+      const { createAttention } = await import('/dist/index.mjs');
+      // eslint-disable-next-line no-new-func
+      return new Function('createAttention', 'arg', `return (${source})(createAttention, arg);`)(createAttention, a);
+    },
+    [fn.toString(), arg],
+  );
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  page = browser.page;
+  problems = watchProblems(page);
+  await page.goto(`${server.url}tests/browser/blank.html`);
+});
+
+afterAll(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+afterEach(() => {
+  problems.length = 0;
+});
+
+// A tiny self-check: a 2-head causal call whose first query row sees only key 0 (weights [1, 0, …]).
+const CHECK = `async (attn) => {
+  const E = 8, q = Float32Array.from({ length: 3 * E }, (_, i) => Math.sin(i));
+  const r = attn.multiHeadAttention({ query: q, embedDim: E, numHeads: 2, isCausal: true,
+    inProjWeight: Float32Array.from({ length: 3 * E * E }, (_, i) => Math.cos(i) / 3),
+    outProjWeight: Float32Array.from({ length: E * E }, (_, i) => Math.sin(3 * i) / 3) });
+  return { info: attn.info, firstRow: Array.from(r.weights.slice(0, 3)), finite: r.output.every(Number.isFinite) };
+}`;
+
+test('threads: 2 and simd: false start on an isolated page, with the right numbers', async () => {
+  const got = await inPage(async (createAttention, check) => {
+    const run = eval(check); // eslint-disable-line no-eval
+    return { isolated: crossOriginIsolated, mt: await run(await createAttention({ threads: 2 })),
+      scalar: await run(await createAttention({ simd: false, threads: 2 })) };
+  }, CHECK);
+  expect(got.isolated).toBe(true);
+  expect(got.mt).toEqual({ info: expect.objectContaining({ simd: true, threads: 2 }), firstRow: [1, 0, 0], finite: true });
+  expect(got.scalar).toEqual({ info: expect.objectContaining({ simd: false, threads: 2 }), firstRow: [1, 0, 0], finite: true });
+  expect(problems).toEqual([]);
+});
+
+test('a threaded build takes its bytes from wasmBinary (a map of file name → bytes)', async () => {
+  const got = await inPage(async (createAttention) => {
+    const bytes = new Uint8Array(await (await fetch('/dist/wasm-attention-simd-mt.wasm')).arrayBuffer());
+    const ok = await createAttention({ threads: 2, wasmBinary: { 'wasm-attention-simd-mt.wasm': bytes } });
+    const bad = await createAttention({ threads: 2, wasmBinary: { 'wasm-attention-simd-mt.wasm': bytes.slice(0, 100) } })
+      .then(() => 'started', (e) => `${e.constructor.name}: ${e.message}`);
+    return { threads: ok.info.threads, bad };
+  });
+  expect(got.threads).toBe(2);
+  expect(got.bad).toMatch(/^Error: createAttention: could not instantiate the wasmBinary given for wasm-attention-simd-mt\.wasm/);
+  expect(problems).toEqual([]);
+});
+
+test('a worker script that cannot load rejects the start (no hang), and the next start works', async () => {
+  const got = await inPage(async (createAttention, check) => {
+    const failed = await createAttention({ threads: 3, locateFile: (name) => (name.endsWith('.worker.mjs') ? `/nowhere/${name}` : `/dist/${name}`) })
+      .then(() => 'started', (e) => `${e.constructor.name}: ${e.message}`);
+    const again = await eval(check)(await createAttention({ threads: 2 })); // eslint-disable-line no-eval
+    return { failed, again };
+  }, CHECK);
+  expect(got.failed).toMatch(/^Error: createAttention: a worker thread of wasm-attention-simd-mt could not start/);
+  expect(got.again.info.threads).toBe(2);
+  expect(problems.filter((p) => !p.includes('/nowhere/'))).toEqual([]);
+});
+
+test('a .wasm that cannot be fetched rejects with the file and the HTTP status', async () => {
+  const got = await inPage((createAttention) =>
+    createAttention({ locateFile: (name) => `/nowhere/${name}` }).then(() => 'started', (e) => `${e.constructor.name}: ${e.message}`));
+  expect(got).toMatch(/^Error: createAttention: could not instantiate wasm-attention-simd\.wasm: fetching \/nowhere\/wasm-attention-simd\.wasm gave HTTP 404/);
+});
