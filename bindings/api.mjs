@@ -1,4 +1,4 @@
-// The package API (API.md) on top of a loaded Emscripten module. No environment specifics here:
+// The package API (docs/API.md) on top of a loaded Emscripten module. No environment specifics here:
 // index.mjs / index.cjs load the module and call makeApi.
 //
 // What both languages must agree on (status codes, mask kinds, the memory limit, every buffer

@@ -1,5 +1,5 @@
 // Argument checks with errors a user can act on: each names the function, the argument, what
-// was expected and what was given (API.md, "Errors").
+// was expected and what was given (docs/API.md, "Errors").
 //
 // Hostile inputs: every argument is read once (a getter that answers differently the second time
 // changes nothing), and a typed array is read through the intrinsic getters of

@@ -1,4 +1,4 @@
-// Types of the wasm-attention package API. The contract: API.md; extras are marked "extension".
+// Types of the wasm-attention package API. The contract: docs/API.md; extras are marked "extension".
 
 /** A flat, row-major tensor. number[] and Float64Array are accepted and converted to float32. */
 export type Tensor = Float32Array | Float64Array | number[];
@@ -8,13 +8,34 @@ export type Tensor = Float32Array | Float64Array | number[];
  */
 export type Mask = Uint8Array | boolean[] | Float32Array | Float64Array;
 
+/** The four builds' files: SIMD or scalar, single-threaded or pthreads (-mt). */
+export type WasmFileName =
+  | 'wasm-attention-simd.wasm'
+  | 'wasm-attention-simd-mt.wasm'
+  | 'wasm-attention-scalar.wasm'
+  | 'wasm-attention-scalar-mt.wasm';
+
 export interface CreateOptions {
-  /** A thread count, or 'auto' (what the environment allows; 1 without SharedArrayBuffer). Default 1. */
+  /**
+   * An integer from 1 to 64, or 'auto' (what the environment allows, at most 8). Without
+   * SharedArrayBuffer or cross-origin isolation every count means 1. Anything else is a RangeError. Default 1.
+   */
   threads?: number | 'auto';
-  /** The bytes of wasm-attention.wasm, for bundlers and offline use. */
-  wasmBinary?: ArrayBuffer | Uint8Array;
-  /** Emscripten convention: maps a file name (wasm-attention.wasm) to its URL or path. */
-  locateFile?: (name: string) => string;
+  /**
+   * Extension. 'auto' (default): the SIMD build where the engine has WebAssembly SIMD, else the
+   * scalar build; false: always the scalar build; true: SIMD required (rejects without it).
+   */
+  simd?: boolean | 'auto';
+  /**
+   * The .wasm bytes of the build that will load, or a map of file name to bytes (the loader takes
+   * the entry it needs; files the map lacks load as usual). For bundlers and offline use.
+   */
+  wasmBinary?: ArrayBuffer | ArrayBufferView | Partial<Record<WasmFileName, ArrayBuffer | ArrayBufferView>>;
+  /**
+   * Emscripten convention: a file name to its URL (browsers) or path (Node). Asked for the .wasm
+   * files and, in browsers, for the pthread workers (wasm-attention-*-mt.worker.mjs).
+   */
+  locateFile?: (name: string, prefix: string) => string | URL;
 }
 
 export interface EngineInfo {

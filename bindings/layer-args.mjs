@@ -1,4 +1,4 @@
-// Turns the public arguments (API.md) into one internal description shared by both functions:
+// Turns the public arguments (docs/API.md) into one internal description shared by both functions:
 //   layer   { qIn, kIn, vIn, heads, dk, dv, outProjection, weights: { wq, wk, wv, bq, bk, bv, wo, bo } }
 //   forward { batch, tgtLen, srcLen, query, key, value, attnMask, keyPaddingMask, isCausal, scale,
 //             needWeights, average, returnIntermediates }
