@@ -15,12 +15,14 @@ import { join } from 'node:path';
 
 const [command, ...rest] = process.argv.slice(2);
 
-// The one step a user of esbuild or Rollup adds: copy the package's .wasm and worker files next
-// to the bundle (both leave `new URL('./file', import.meta.url)` as it is, relative to the bundle).
+// The step a user of esbuild or Rollup adds (as the README says): copy the package's .wasm files,
+// and for threads its pthread workers with the glue and helper they import, next to the bundle;
+// both bundlers leave `new URL('./file', import.meta.url)` as it is, relative to the bundle.
+const RUNTIME_FILE = /\.wasm$|\.worker\.mjs$|^wasm-attention-.*-mt\.mjs$|^pthread-worker\.mjs$/;
 function copyRuntimeFiles(consumer, outDir) {
   const dist = join(consumer, 'node_modules', 'wasm-attention', 'dist');
   for (const name of readdirSync(dist)) {
-    if (name.endsWith('.wasm') || name.includes('.worker.')) copyFileSync(join(dist, name), join(outDir, name));
+    if (RUNTIME_FILE.test(name)) copyFileSync(join(dist, name), join(outDir, name));
   }
 }
 
@@ -37,7 +39,8 @@ const builders = {
     const { build, createLogger } = await import('vite');
     const warnings = [];
     const logger = createLogger('warn');
-    logger.warn = (msg) => warnings.push(msg);
+    // Rolldown's PLUGIN_TIMINGS note says how long plugins ran on a slow machine: not about the app.
+    logger.warn = (msg) => { if (!String(msg).includes('[PLUGIN_TIMINGS]')) warnings.push(msg); };
     logger.warnOnce = logger.warn;
     // `vite build` with no config file; only the output folder differs from ./dist.
     await build({ root: consumer, configFile: false, customLogger: logger, build: { outDir, emptyOutDir: true } });

@@ -154,9 +154,9 @@ function checkApp({ result, problems }, { simd = true, threads = 1 }, label) {
 }
 
 const MODES = [
-  ['main', 'the main thread', {}],
-  ['worker', 'a module Web Worker', {}],
-  ['threads', 'threads: 2 in a module worker on a cross-origin-isolated page', { threads: 2 }],
+  { mode: 'main', what: 'the main thread', want: {} },
+  { mode: 'worker', what: 'a module Web Worker', want: {} },
+  { mode: 'threads', what: 'threads: 2 in a module worker on a cross-origin-isolated page', want: { threads: 2 } },
 ];
 
 beforeAll(async () => {
@@ -196,7 +196,7 @@ describe('Vite dev server (default configuration; COOP/COEP headers added for th
   let server;
   afterAll(async () => { if (server) await server.close(); });
 
-  test.each(MODES)('vite dev: the example on %s', async (mode, _what, want) => {
+  test.each(MODES)('vite dev: the example on $what', async ({ mode, want }) => {
     const isolated = mode === 'threads';
     if (!server || server.isolated !== isolated) {
       if (server) await server.close();
@@ -213,17 +213,18 @@ describe.each(PRODUCTION)('%s production build, on an ordinary static host', (bu
     expect({ bundler, warnings }).toEqual({ bundler, warnings: [] });
   });
 
-  test.each(MODES)(`${bundler}: the example on %s`, async (mode, _what, want) => {
+  test.each(MODES)(`${bundler}: the example on $what`, async ({ mode, want }) => {
     await built(bundler);
     const url = await staticUrl(bundler, mode === 'threads');
     checkApp(await openApp(browser.context, url, mode), want, `${bundler}, ${mode}`);
   });
 
-  test(`${bundler}: the bundle holds no .d.ts, no .cjs and no Node-only code`, async () => {
+  test(`${bundler}: the bundle holds no .d.ts, .cjs, .map or .json file and no Node-only code`, async () => {
     await built(bundler);
     const files = listFiles(outDir(bundler));
     emitted[bundler] = files;
-    const wrongKind = files.map((f) => f.name).filter((n) => /\.[cm]?ts$|\.cjs$|\.node$/.test(n));
+    // Declarations, CommonJS, native addons; maps and JSON would betray a glob over a folder.
+    const wrongKind = files.map((f) => f.name).filter((n) => /\.[cm]?ts$|\.cjs$|\.node$|\.map$|\.json$/.test(n));
     const nodeOnly = files.flatMap((f) => {
       const text = fs.readFileSync(path.join(outDir(bundler), f.name), 'latin1');
       return NODE_ONLY.filter((s) => text.includes(s)).map((s) => `${f.name} contains ${s}`);
@@ -238,7 +239,7 @@ describe('without WebAssembly SIMD (V8 flag --no-enable-sse4-1): the scalar buil
   let scalarBrowser;
   afterAll(async () => { if (scalarBrowser) await scalarBrowser.close(); });
 
-  test.each([['main', {}], ['worker', {}]])('Chromium, the Vite build on %s: info.simd is false, same numbers', async (mode) => {
+  test.each(MODES.slice(0, 2))('Chromium, the Vite build on $what: info.simd is false, same numbers', async ({ mode }) => {
     await built('vite');
     if (!scalarBrowser) {
       // The harness's launcher, pointed at a wrapper that adds the V8 flag.

@@ -33,6 +33,7 @@ export async function runExample(createAttention, options) {
   };
   const { output, weights } = attn.multiHeadAttention(args);
   const info = { ...attn.info };
+  attn.dispose();
   const plain = Object.fromEntries(
     Object.entries(args).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v) : v]),
   );
