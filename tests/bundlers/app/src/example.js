@@ -1,18 +1,8 @@
 // The worked example every consumer app computes: 4 tokens, embedDim 16, 2 heads, causal,
 // inputs from a seeded generator. The result carries its inputs, so the test can check it
-// against its float64 reference without a copy of this generator.
-
-/** mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// against its float64 reference without a copy of this generator. random.js is the demo page's
+// web/random.js, copied into the app by the test.
+import { mulberry32 } from './random.js';
 
 /** Runs the example with an engine from createAttention(options); resolves to plain JSON data. */
 export async function runExample(createAttention, options) {
