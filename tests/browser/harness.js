@@ -100,6 +100,39 @@ function watchProblems(page) {
   return problems;
 }
 
+/**
+ * The demo server and a fresh Chromium on the blank test page (same origin, cross-origin isolated,
+ * no page script): { server, page, problems, close() }.
+ */
+async function blankPageSession() {
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const problems = watchProblems(browser.page);
+  await browser.page.goto(`${server.url}tests/browser/blank.html`);
+  const close = async () => {
+    await browser.close();
+    await server.stop();
+  };
+  return { server, page: browser.page, problems, close };
+}
+
+/**
+ * Runs fn(modules, arg) in the page, where modules maps each name to the module imported from
+ * urls[name]; fn (a function or its source) travels as source, so it must use nothing of the
+ * test's scope. Returns its JSON result.
+ */
+function runInPage(page, urls, fn, arg) {
+  return page.evaluate(
+    async ([source, imports, a]) => {
+      const m = {};
+      for (const [name, url] of Object.entries(imports)) m[name] = await import(url);
+      // eslint-disable-next-line no-new-func
+      return new Function('m', 'arg', `return (${source})(m, arg);`)(m, a);
+    },
+    [String(fn), urls, arg],
+  );
+}
+
 /** Undoes the page's serialize(): { $typed, base64 } → typed arrays with the exact bytes. */
 function revive(value) {
   if (Array.isArray(value)) return value.map(revive);
@@ -129,4 +162,4 @@ function firstMismatch(got, want, tol) {
   return null;
 }
 
-module.exports = { ROOT, startServer, launchBrowser, watchProblems, revive, firstMismatch };
+module.exports = { ROOT, startServer, launchBrowser, watchProblems, blankPageSession, runInPage, revive, firstMismatch };

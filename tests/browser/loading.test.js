@@ -1,35 +1,23 @@
 // createAttention in Chromium, on a cross-origin-isolated page served by the demo server: threads,
 // wasmBinary for a threaded build, and starts that fail with a clear Error instead of hanging.
-const { startServer, launchBrowser, watchProblems } = require('./harness');
+const { blankPageSession, runInPage } = require('./harness');
 
-let server;
-let browser;
+let session;
 let page;
 let problems;
 
 /** Runs fn(createAttention, arg) in the page with the package's browser entry; returns its JSON result. */
 function inPage(fn, arg) {
-  return page.evaluate(
-    async ([source, a]) => {
-      const { createAttention } = await import('/dist/index.mjs');
-      // eslint-disable-next-line no-new-func
-      return new Function('createAttention', 'arg', `return (${source})(createAttention, arg);`)(createAttention, a);
-    },
-    [fn.toString(), arg],
-  );
+  return runInPage(page, { entry: '/dist/index.mjs' }, `(m, arg) => (${fn})(m.entry.createAttention, arg)`, arg);
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  page = browser.page;
-  problems = watchProblems(page);
-  await page.goto(`${server.url}tests/browser/blank.html`);
+  session = await blankPageSession();
+  ({ page, problems } = session);
 });
 
 afterAll(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
+  if (session) await session.close();
 });
 
 afterEach(() => {

@@ -1,39 +1,26 @@
 // The page's small modules (web/*.js), imported as the browser imports them, in Chromium.
 // Each module's export list is pinned, so a module stays focused (as d3's modules do).
-const { startServer, launchBrowser, watchProblems, firstMismatch } = require('./harness');
+const { blankPageSession, runInPage, firstMismatch } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
-let server;
-let browser;
+const NAMES = ['dom', 'colormap', 'tokenize', 'random', 'embeddings', 'weights', 'heatmap', 'bars', 'steps', 'export', 'engine'];
+const MODULE_URLS = Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`]));
+
+let session;
 let page;
 let problems;
 
 /** Runs fn(modules) in the page, with every web module imported; returns its (JSON) result. */
-function inPage(fn, arg) {
-  return page.evaluate(
-    async ([source, a]) => {
-      const names = ['dom', 'colormap', 'tokenize', 'random', 'embeddings', 'weights', 'heatmap', 'bars', 'steps', 'export', 'engine'];
-      const m = {};
-      for (const n of names) m[n] = await import(`/web/${n}.js`);
-      // eslint-disable-next-line no-new-func
-      return new Function('m', 'arg', `return (${source})(m, arg);`)(m, a);
-    },
-    [fn.toString(), arg],
-  );
-}
+const inPage = (fn, arg) => runInPage(page, MODULE_URLS, fn, arg);
 
+// A same-origin document without the page's script: the modules are tested alone.
 beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  page = browser.page;
-  problems = watchProblems(page);
-  // A same-origin document without the page's script: the modules are tested alone.
-  await page.goto(`${server.url}tests/browser/blank.html`);
+  session = await blankPageSession();
+  ({ page, problems } = session);
 });
 
 afterAll(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
+  if (session) await session.close();
 });
 
 test('each module exports exactly its documented names', async () => {
