@@ -7,24 +7,28 @@ import { FONT_FAMILY, prepareCanvas } from './heatmap.js';
  * @param {object} o
  * @param {ArrayLike<number>} o.values    heights, drawn against [0, o.max]
  * @param {string[]} o.labels
- * @param {number} [o.max]                top of the axis (default: largest value, at least 1e-12)
- * @param {(t: number) => number[]} o.colormap   bar colour from value / max
+ * @param {number} [o.max]                top of the axis and of the colour scale (default: largest value, at least 1e-12)
+ * @param {(t: number) => number[]} o.colormap   bar colour from value / max (a heatmap with domain [0, max] has the same colours)
  * @param {(j: number) => boolean} [o.masked]    drawn as an empty hatched slot
  * @param {number} [o.maxWidth]           CSS px (default 640)
- * @returns {{ x0: number, barWidth: number, n: number, top: number, bottom: number }}
+ * @returns {{ x0: number, barWidth: number, n: number, top: number, bottom: number, labelStep: number, max: number }}
  */
 export function drawBars(canvas, o) {
   const n = o.values.length;
   const maxWidth = o.maxWidth ?? 640;
-  const barWidth = Math.max(6, Math.min(44, Math.floor((maxWidth - 40) / Math.max(n, 1))));
+  // Whole pixels down to 4 px a bar; below that, fractions, so the chart fits maxWidth.
+  const fit = (maxWidth - 46) / Math.max(n, 1);
+  const barWidth = fit >= 4 ? Math.min(44, Math.floor(fit)) : fit;
   const plotHeight = 120;
-  const fontPx = barWidth >= 14 ? 12 : 9;
+  const fontPx = barWidth >= 14 ? 12 : 10;
   const top = 18;
   const x0 = 36;
   const measure = prepareCanvas(canvas, 1, 1);
   measure.font = `${fontPx}px ${FONT_FAMILY}`;
   const widest = Math.min(80, Math.max(0, ...o.labels.map((l) => measure.measureText(String(l)).width)));
   const rotate = widest > barWidth - 2;
+  // Labels keep their size; when bars are narrower than a label needs, every step-th is drawn.
+  const labelStep = rotate ? Math.ceil((fontPx + 2) * Math.SQRT2 / barWidth) : 1;
   const labelHeight = rotate ? widest * Math.SQRT1_2 + fontPx + 4 : fontPx + 6;
   const width = x0 + n * barWidth + 10;
   const height = top + plotHeight + labelHeight + 4;
@@ -48,8 +52,9 @@ export function drawBars(canvas, o) {
 
   ctx.font = `${fontPx}px ${FONT_FAMILY}`;
   for (let j = 0; j < n; j++) {
-    const x = x0 + j * barWidth + 1;
-    const w = barWidth - 2;
+    const gap = barWidth >= 4 ? 1 : 0;
+    const x = x0 + j * barWidth + gap;
+    const w = Math.max(0.5, barWidth - 2 * gap);
     if (o.masked && o.masked(j)) {
       ctx.strokeStyle = '#aaa';
       ctx.setLineDash([2, 2]);
@@ -71,6 +76,7 @@ export function drawBars(canvas, o) {
         ctx.font = `${fontPx}px ${FONT_FAMILY}`;
       }
     }
+    if (j % labelStep !== 0) continue;
     ctx.fillStyle = '#222';
     const label = String(o.labels[j] ?? '');
     const cx = x0 + (j + 0.5) * barWidth;
@@ -88,7 +94,7 @@ export function drawBars(canvas, o) {
       ctx.fillText(label, cx, bottom + 4);
     }
   }
-  const layout = { x0, barWidth, n, top, bottom };
+  const layout = { x0, barWidth, n, top, bottom, labelStep, max };
   canvas.dataset.layout = JSON.stringify(layout);
   return layout;
 }

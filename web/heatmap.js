@@ -8,6 +8,7 @@ export const FONT_FAMILY = 'system-ui, "WenQuanYi Micro Hei", "Noto Sans CJK SC"
 const MASK_FILL = [217, 217, 217];
 const MASK_HATCH = '#9a9a9a';
 const MAX_LABEL_PX = 90;
+const MIN_FONT_PX = 9;
 
 function fitText(ctx, text, maxWidth) {
   if (ctx.measureText(text).width <= maxWidth) return text;
@@ -103,6 +104,8 @@ function hatchCells(ctx, cells, { x0, y0, cellWidth, cellHeight, rows, cols }) {
  * @param {number} [o.cellWidth]         fixed cell width instead (CSS px)
  * @param {number} [o.cellHeight]        fixed cell height instead (CSS px)
  * @param {number} [o.selectedRow]       outlined row, or -1
+ * @param {{ i: number, j: number }} [o.cursor]   the keyboard cursor's cell, outlined
+ * @param {boolean} [o.labels]           false: no axis labels
  * @returns {{ x0: number, y0: number, cellWidth: number, cellHeight: number, rows: number, cols: number, width: number, height: number }}
  */
 export function drawHeatmap(canvas, o) {
@@ -111,21 +114,26 @@ export function drawHeatmap(canvas, o) {
   const colLabels = o.colLabels ?? [];
   const maxSize = o.maxSize ?? 360;
   const side = Math.max(rows, cols, 1);
-  const auto = Math.max(3, Math.min(o.maxCell ?? 40, Math.floor(maxSize / side)));
+  // Whole pixels while cells can be 3 px or more; below that, fractions (the grid still fits).
+  const auto = side * 3 <= maxSize ? Math.max(3, Math.min(o.maxCell ?? 40, Math.floor(maxSize / side))) : maxSize / side;
   const cellWidth = o.cellWidth ?? auto;
   const cellHeight = o.cellHeight ?? auto;
 
-  const fontPx = Math.max(8, Math.min(15, cellHeight - 2));
+  // Labels never shrink below MIN_FONT_PX: when cells are smaller, only every step-th label is
+  // drawn (the first, then every step-th), so they stay readable instead of vanishing.
+  const fontPx = Math.max(MIN_FONT_PX, Math.min(15, Math.min(cellHeight, cellWidth) - 2));
   const font = `${fontPx}px ${FONT_FAMILY}`;
   const measure = prepareCanvas(canvas, 1, 1);
   measure.font = font;
-  const showRowLabels = rowLabels.length > 0 && cellHeight >= 8;
-  const showColLabels = colLabels.length > 0 && cellWidth >= 8;
+  const showRowLabels = rowLabels.length > 0 && o.labels !== false;
+  const showColLabels = colLabels.length > 0 && o.labels !== false;
   const widest = (labels) =>
     Math.min(MAX_LABEL_PX, Math.max(0, ...labels.map((l) => measure.measureText(String(l)).width)));
   const rowLabelWidth = showRowLabels ? widest(rowLabels) + 8 : 0;
   const colWidest = showColLabels ? widest(colLabels) : 0;
   const rotate = showColLabels && colWidest > cellWidth - 2;
+  const rowLabelStep = Math.ceil((fontPx + 2) / cellHeight);
+  const colLabelStep = rotate ? Math.ceil((fontPx + 2) * Math.SQRT2 / cellWidth) : 1;
   const colLabelHeight = !showColLabels ? 0 : rotate ? colWidest * Math.SQRT1_2 + fontPx + 6 : fontPx + 8;
 
   const x0 = Math.ceil(rowLabelWidth);
@@ -142,6 +150,7 @@ export function drawHeatmap(canvas, o) {
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
     rowLabels.forEach((label, i) => {
+      if (i % rowLabelStep !== 0 && i !== o.selectedRow) return;
       const text = fitText(ctx, String(label), MAX_LABEL_PX);
       ctx.fillStyle = i === o.selectedRow ? '#c0392b' : '#222';
       ctx.fillText(text, x0 - 5, y0 + (i + 0.5) * cellHeight);
@@ -150,6 +159,7 @@ export function drawHeatmap(canvas, o) {
   ctx.fillStyle = '#222';
   if (showColLabels) {
     colLabels.forEach((label, j) => {
+      if (j % colLabelStep !== 0) return;
       const text = fitText(ctx, String(label), MAX_LABEL_PX);
       const cx = x0 + (j + 0.5) * cellWidth;
       if (rotate) {
@@ -174,7 +184,19 @@ export function drawHeatmap(canvas, o) {
     ctx.strokeRect(x0 + 1, y0 + o.selectedRow * cellHeight + 1, cols * cellWidth - 2, cellHeight - 2);
   }
 
-  const layout = { x0, y0, cellWidth, cellHeight, rows, cols, width, height };
+  if (o.cursor && o.cursor.i >= 0 && o.cursor.i < rows && o.cursor.j >= 0 && o.cursor.j < cols) {
+    // The keyboard cursor: a white square inside a dark one, visible on every colour.
+    const x = x0 + o.cursor.j * cellWidth;
+    const y = y0 + o.cursor.i * cellHeight;
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = '#111';
+    ctx.strokeRect(x + 1, y + 1, Math.max(2, cellWidth - 2), Math.max(2, cellHeight - 2));
+    ctx.strokeStyle = '#fff';
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x + 2.5, y + 2.5, Math.max(1, cellWidth - 5), Math.max(1, cellHeight - 5));
+  }
+
+  const layout = { x0, y0, cellWidth, cellHeight, rows, cols, width, height, rowLabelStep: showRowLabels ? rowLabelStep : 0, colLabelStep: showColLabels ? colLabelStep : 0 };
   canvas.dataset.layout = JSON.stringify(layout);
   return layout;
 }

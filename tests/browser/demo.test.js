@@ -31,14 +31,14 @@ async function changeAndWait(action) {
 }
 
 async function rendered() {
+  // The weights each drawn heatmap holds (in memory: the page keeps no weights in the DOM).
   return page.evaluate(() => {
-    const read = (c) => JSON.parse(c.dataset.weights);
-    const self = document.querySelector('[data-testid=heatmap-self]');
-    const avg = document.querySelector('[data-testid=heatmap-average]');
+    const shown = window.__demo.shown();
     return {
-      self: self && self.dataset.weights ? read(self) : null,
-      heads: Array.from(document.querySelectorAll('[data-testid=heatmap-head]'), read),
-      average: avg ? read(avg) : null,
+      self: shown.self,
+      heads: shown.heads,
+      average: shown.average,
+      bars: shown.bars,
       tokens: window.__demo.last.tokens,
       settings: window.__demo.last.settings,
     };
@@ -105,7 +105,7 @@ test('the server redirects to the page, isolates it, and the page shows the engi
   expect(headers['cross-origin-opener-policy']).toBe('same-origin');
   expect(headers['cross-origin-embedder-policy']).toBe('require-corp');
   await page.waitForSelector('body[data-state=ready]', { timeout: 30000 });
-  await page.waitForSelector('[data-testid=heatmap-self][data-weights]');
+  await page.waitForFunction(() => window.__demo.shown().self !== null);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
 
   const engine = await page.evaluate(() => ({
@@ -214,15 +214,14 @@ test('clicking a query token shows its row as bars and follows it in the four st
   // Click the row label "A" (left of the grid).
   await page.mouse.click(box.x + layout.x0 - 6, box.y + layout.y0 + 2.5 * layout.cellHeight);
   await page.waitForFunction(() => document.querySelector('[data-testid=steps]').dataset.query === '2');
-  const bars = JSON.parse(await page.locator('[data-testid=row-bars]').getAttribute('data-weights'));
-  expectClose(bars, shown.self.slice(8, 12), 'row bars of query A');
+  expectClose((await rendered()).bars, shown.self.slice(8, 12), 'row bars of query A');
   expect(await page.locator('[data-testid=query]').inputValue()).toBe('2');
 
   // Clicking a cell of head 5 switches the steps to that head.
   const cell = await cellCenter('[data-testid=heatmap-head][data-head="4"]', 1, 3);
   await page.mouse.click(cell.x, cell.y);
   await page.waitForFunction(() => document.querySelector('[data-testid=source]').value === 'head:4');
-  const headBars = JSON.parse(await page.locator('[data-testid=row-bars]').getAttribute('data-weights'));
+  const headBars = (await rendered()).bars;
   expectClose(headBars, shown.heads[4].slice(4, 8), 'row bars of query 愛 in head 5');
   const api = await replayInNode();
   const it = api.heads.intermediates;
@@ -266,26 +265,31 @@ test('the identity-like preset makes repeated tokens attend to each other', asyn
   await changeAndWait(() => page.fill('[data-testid=text]', '我愛AI'));
 });
 
-test('an invalid setting shows a readable error on the page', async () => {
+test('an invalid setting shows a readable error on the page, in the page’s words, with the valid choices', async () => {
   await changeAndWait(() => page.fill('[data-testid=heads]', '7'));
   const error = page.locator('[data-testid=error]');
   expect(await error.isVisible()).toBe(true);
   const text = await error.textContent();
-  // The error crossed from the worker with its class and the engine's own message.
+  // The page checks heads against d_model itself, with its own labels (not the engine's numHeads/embedDim)…
+  expect(text).toBe('heads = 7 does not divide d_model = 512: every head gets d_model ÷ heads dimensions. ' +
+    'For d_model = 512 choose heads from: 1, 2, 4, 8, 16, 32, 64.');
+  expect(text).not.toMatch(/numHeads|embedDim|RangeError/);
+  // … the engine would have refused it too,
   const args = revive(await page.evaluate(() => window.__demo.serializeArgs()));
-  let thrown = null;
-  try {
-    attn.multiHeadAttention(args.mhaHeads);
-  } catch (e) {
-    thrown = e;
-  }
-  expect(thrown).toBeInstanceOf(RangeError);
-  expect(thrown.message).toMatch(/numHeads|embedDim/);
-  expect(text).toBe(`Multi-head attention failed — RangeError: ${thrown.message}`);
-  expect(text).toMatch(/^Multi-head attention failed — RangeError: multiHeadAttention: .*numHeads = 7/);
-  expect(await page.locator('[data-testid=mha-error]').textContent()).toBe(text);
-  expect(await page.locator('[data-testid=mha-error]').isVisible()).toBe(true);
+  expect(args).toBeNull(); // nothing was sent
+  const x = new Float32Array(4 * 512);
+  expect(() => attn.multiHeadAttention({ query: x, embedDim: 512, numHeads: 7, inProjWeight: new Float32Array(3 * 512 * 512),
+    outProjWeight: new Float32Array(512 * 512) })).toThrow(RangeError);
+  // … and the heads field offers the valid counts.
+  expect(await page.evaluate(() => Array.from(document.querySelectorAll('#head-counts option'), (o) => o.value)))
+    .toEqual(['1', '2', '4', '8', '16', '32', '64']);
   expect(await page.locator('figure[data-view=head]').count()).toBe(0);
+
+  // A d_model with other divisors offers those.
+  await changeAndWait(() => page.fill('[data-testid=dModel]', '12'));
+  expect(await error.textContent()).toMatch(/For d_model = 12 choose heads from: 1, 2, 3, 4, 6, 12\.$/);
+  expect(await page.evaluate(() => Array.from(document.querySelectorAll('#head-counts option'), (o) => o.value)))
+    .toEqual(['1', '2', '3', '4', '6', '12']);
 
   // Page-level limits are explained too.
   await changeAndWait(() => page.fill('[data-testid=dModel]', '0'));
