@@ -73,6 +73,8 @@ afterEach(async () => {
 });
 
 test('1. a cell of the average map selects “average” in the picker; the steps say it has no single Q/K/V', async () => {
+  expect(await page.evaluate(() => Array.from(document.querySelectorAll('[data-testid=source] option'), (o) => o.value)))
+    .toContain('average');
   const shown = await page.evaluate(() => window.__demo.shown());
   const cell = await cellCenter('[data-testid=heatmap-average]', 2, 1);
   await page.mouse.click(cell.x, cell.y);
@@ -179,19 +181,19 @@ function pixelOf(selector, x, y) {
 test('4. one colour scale per view: a weight has one colour in its heatmap, the row bars and the step bars', async () => {
   await page.selectOption('[data-testid=source]', 'self');
   await page.selectOption('[data-testid=query]', '1');
-  const shown = await page.evaluate(() => window.__demo.shown());
-  const row = shown.self.slice(4, 8);
-  const j = row.indexOf(Math.max(...row)); // the tallest bar
   const selfLayout = JSON.parse(await page.locator('[data-testid=heatmap-self]').getAttribute('data-layout'));
   const rowLayout = JSON.parse(await page.locator('[data-testid=row-bars]').getAttribute('data-layout'));
   const stepLayout = JSON.parse(await page.locator('[data-testid=step-bars]').getAttribute('data-layout'));
-  expect(rowLayout.max).toBe(shown.domains.self[1]);
-  expect(stepLayout.max).toBe(shown.domains.self[1]);
+  const row = await page.evaluate(() => Array.from(document.querySelectorAll('[data-testid=row-weights] td'), (td) => Number(td.title)));
+  const j = row.indexOf(Math.max(...row)); // the tallest bar
   const inMap = await pixelOf('[data-testid=heatmap-self]', selfLayout.x0 + (j + 0.5) * selfLayout.cellWidth, selfLayout.y0 + 1.5 * selfLayout.cellHeight);
   const inRow = await pixelOf('[data-testid=row-bars]', rowLayout.x0 + (j + 0.5) * rowLayout.barWidth, rowLayout.bottom - 3);
   const inSteps = await pixelOf('[data-testid=step-bars]', stepLayout.x0 + (j + 0.5) * stepLayout.barWidth, stepLayout.bottom - 3);
   expect(inRow).toEqual(inMap);
   expect(inSteps).toEqual(inMap);
+  const shown = await page.evaluate(() => window.__demo.shown());
+  expect(rowLayout.max).toBe(shown.domains.self[1]);
+  expect(stepLayout.max).toBe(shown.domains.self[1]);
   // The multi-head maps share one scale, the average's included.
   const mha = Object.entries(shown.domains).filter(([k]) => k !== 'self').map(([, d]) => d[1]);
   expect(new Set(mha).size).toBe(1);
@@ -222,9 +224,9 @@ test('4. the Q/K/V strips read out the value under the pointer and under the key
 });
 
 test('5. heatmaps work from the keyboard: arrows move the cell, Enter follows the row', async () => {
-  const shown = await page.evaluate(() => window.__demo.shown());
   await page.focus('[data-testid=heatmap-self]');
   expect(await page.evaluate(() => document.activeElement.dataset.testid)).toBe('heatmap-self');
+  const shown = await page.evaluate(() => window.__demo.shown());
   for (const key of ['ArrowUp', 'ArrowUp', 'ArrowUp', 'Home']) await page.keyboard.press(key); // to the top-left cell
   expect(await page.evaluate(() => window.__demo.selection.cell)).toEqual({ i: 0, j: 0 });
   await page.keyboard.press('ArrowDown');
