@@ -21,9 +21,9 @@ function expectClose(got, want, what) {
   if (bad) throw new Error(`${what}: ${bad}`);
 }
 
-/** Sets controls without events, recomputes, and waits for the page to settle. */
-async function setAndCompute(values) {
-  await page.evaluate((v) => {
+/** Sets controls without events, recomputes, and waits for the page (default: the shared one) to settle. */
+async function setAndCompute(values, on = page) {
+  await on.evaluate((v) => {
     for (const [id, value] of Object.entries(v)) {
       const node = document.getElementById(id);
       if (node.type === 'checkbox') node.checked = value;
@@ -302,30 +302,12 @@ test('5. on a 390 px phone the page fits: no horizontal scroll', async () => {
   try {
     await openPage(phone.page, server.url);
     for (const values of [null, { text: LONG.slice(0, 64) }, { text: LONG.slice(0, 128), dModel: '1024', heads: '16', causal: true }]) {
-      if (values) {
-        await phone.page.evaluate((v) => {
-          for (const [id, value] of Object.entries(v)) {
-            const node = document.getElementById(id);
-            if (node.type === 'checkbox') node.checked = value;
-            else node.value = value;
-          }
-          window.__demo.recompute();
-          return window.__demo.settled();
-        }, values);
-      }
+      if (values) await setAndCompute(values, phone.page);
       await phone.page.selectOption('[data-testid=source]', 'self');
       const width = await phone.page.evaluate(() => document.documentElement.scrollWidth);
       expect([values?.text?.length ?? 4, width]).toEqual([values?.text?.length ?? 4, 390]);
     }
-    await phone.page.evaluate((v) => {
-      for (const [id, value] of Object.entries(v)) {
-        const node = document.getElementById(id);
-        if (node.type === 'checkbox') node.checked = value;
-        else node.value = value;
-      }
-      window.__demo.recompute();
-      return window.__demo.settled();
-    }, DEFAULTS);
+    await setAndCompute(DEFAULTS, phone.page);
     await phone.page.selectOption('[data-testid=query]', '1');
     fs.mkdirSync(path.dirname(PHONE_SCREENSHOT), { recursive: true });
     await phone.page.screenshot({ path: PHONE_SCREENSHOT, fullPage: true });
