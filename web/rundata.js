@@ -44,8 +44,17 @@ export function matrixOf(run, key) {
   return null;
 }
 
+const scales = new WeakMap(); // run.results → { self, mha }: a scan of every weight, done once per run
+
 /** The colour scale of a view group: { domain: [0, max], label }. */
 export function scaleOf(run, group) {
+  let known = scales.get(run.results);
+  if (!known) scales.set(run.results, (known = {}));
+  if (!known[group]) known[group] = computeScale(run, group);
+  return known[group];
+}
+
+function computeScale(run, group) {
   const { self, mhaHeads, mhaAverage } = run.results;
   if (group === 'self') {
     const max = self ? maxOf(self.weights) : 0;
