@@ -150,7 +150,7 @@ export function drawHeatmap(canvas, o) {
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
     rowLabels.forEach((label, i) => {
-      if (i % rowLabelStep !== 0 && i !== o.selectedRow) return;
+      if (i % rowLabelStep !== 0) return;
       const text = fitText(ctx, String(label), MAX_LABEL_PX);
       ctx.fillStyle = i === o.selectedRow ? '#c0392b' : '#222';
       ctx.fillText(text, x0 - 5, y0 + (i + 0.5) * cellHeight);
