@@ -78,18 +78,6 @@ bool key_masked(const ForwardArgs& a, const LayerConfig& c, std::size_t b, std::
          masks_out(a.key_padding_mask, b * a.src_len + j);
 }
 
-// The keys [first, end) that causality and the sliding window leave to some query of rows [i0, i1):
-// the attention skips the others. first is rounded down to a panel of the packed K.
-struct KeyRange {
-  std::size_t first, end;
-};
-KeyRange key_range(const ForwardArgs& a, const LayerConfig& c, std::size_t i0, std::size_t i1) {
-  const std::size_t off = a.position_offset, window = c.sliding_window;
-  const std::size_t end = a.is_causal ? std::min(a.src_len, off + i1) : a.src_len;
-  const std::size_t first = window && off + i0 + 1 > window ? off + i0 + 1 - window : 0;
-  return {std::min(first, end) / kPanelWidth * kPanelWidth, end};
-}
-
 // Query i's scores against keys [j0, j0 + n), in place: scaled, ALiBi's slope·(j − pos(i)) added,
 // then the attention mask, the key padding mask, causality and the window applied: bool → -inf,
 // float → added.
@@ -234,6 +222,13 @@ struct Scratch {
     return true;
   }
 };
+
+KeyRange attended_keys(const ForwardArgs& a, const LayerConfig& c, std::size_t i0, std::size_t i1) {
+  const std::size_t off = a.position_offset, window = c.sliding_window;
+  const std::size_t end = a.is_causal ? std::min(a.src_len, off + i1) : a.src_len;
+  const std::size_t first = window && off + i0 + 1 > window ? off + i0 + 1 - window : 0;
+  return {std::min(first, end) / kPanelWidth * kPanelWidth, end};
+}
 
 ForwardShape shape_of(const ForwardArgs& a) {
   ForwardShape f;
@@ -384,7 +379,7 @@ void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scra
     bool attends[kRowBlock];  // false: every key masked, the row is zeros
     const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
     // Keys that causality or the window mask for every query of the block are skipped.
-    const KeyRange keys = key_range(a, c, i0, i1);
+    const KeyRange keys = attended_keys(a, c, i0, i1);
     const std::size_t first = keys.first, n = keys.end - keys.first;
     gemm_packed(rows, n, dk, s.q + i0 * dk, dk, s.keys_packed + first * dk, dk, nullptr, block_scores + first, S);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -434,7 +429,7 @@ void Layer::attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h
     float running_max[kRowBlock], running_sum[kRowBlock];
     bool attends[kRowBlock];  // per tile: false when the row's keys so far are all masked
     const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
-    const KeyRange keys = key_range(a, c, i0, i1);
+    const KeyRange keys = attended_keys(a, c, i0, i1);
     std::fill(out, out + rows * dv, 0.0f);
     std::fill(running_max, running_max + rows, -INFINITY);
     std::fill(running_sum, running_sum + rows, 0.0f);

@@ -107,6 +107,14 @@ struct ForwardShape {
 
 ForwardShape shape_of(const ForwardArgs& args);
 
+// The keys [first, end) that causality and the sliding window leave to some query of rows [i0, i1):
+// the attention skips the others (so a windowed forward costs O(L·w), not O(L·S)). first is rounded
+// down to a panel of the packed K.
+struct KeyRange {
+  std::size_t first, end;
+};
+KeyRange attended_keys(const ForwardArgs& args, const LayerConfig& config, std::size_t i0, std::size_t i1);
+
 // What a caller allocates for one forward (counts in floats) and what the forward allocates
 // itself (workspace, bytes). The binding checks these against the memory limit before it
 // allocates anything, so the one formula lives here, beside the code that allocates.

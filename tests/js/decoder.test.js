@@ -144,3 +144,53 @@ describe('properties', () => {
     expect(ref.alibiSlopes(6)).toEqual([2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8, 2 ** -1, 2 ** -3]);
   });
 });
+
+describe('errors', () => {
+  const base = mhaArgs({ seed: 50, tgtLen: 4, embedDim: 8, numHeads: 4, numKvHeads: 2 });
+  const cases = [
+    [{ numKvHeads: 3 }, RangeError, /numKvHeads must be a divisor of numHeads = 4, got 3/],
+    [{ numKvHeads: 0 }, RangeError, /numKvHeads/],
+    [{ numKvHeads: '2' }, TypeError, /numKvHeads/],
+    [{ headDim: 2.5 }, RangeError, /headDim/],
+    [{ kProjWeight: new Float32Array(3) }, RangeError, /kProjWeight must be of length numKvHeads·headDim·kdim = 2·2·8 = 32, got length 3/],
+    [{ outProjWeight: new Float32Array(3) }, RangeError, /outProjWeight/],
+    [{ qProjBias: new Float32Array(3) }, RangeError, /qProjBias must be of length numHeads·headDim/],
+    [{ kProjBias: new Float32Array(8) }, RangeError, /kProjBias/],
+    [{ qProjBias: new Float32Array(8), inProjBias: new Float32Array(16) }, TypeError, /either inProjBias/],
+    [{ qProjWeight: undefined, kProjWeight: undefined, vProjWeight: undefined, inProjWeight: new Float32Array(192) },
+      TypeError, /qProjWeight/],
+    [{ rope: { dim: 3 } }, RangeError, /rope.dim must be an even integer ≤ headDim = 2, got 3/],
+    [{ rope: { dim: 4 } }, RangeError, /rope.dim/],
+    [{ rope: { base: -1 } }, RangeError, /rope.base/],
+    [{ rope: { interleaved: 1 } }, TypeError, /rope.interleaved/],
+    [{ rope: { theta: 1 } }, TypeError, /unknown rope option theta/],
+    [{ rope: 'yes' }, TypeError, /rope/],
+    [{ alibi: new Float32Array(3) }, RangeError, /alibi must be of length numHeads = 4/],
+    [{ alibi: 1 }, TypeError, /alibi/],
+    [{ slidingWindow: 0 }, RangeError, /slidingWindow must be a positive integer, got 0/],
+    [{ slidingWindow: true }, TypeError, /slidingWindow/],
+    [{ positionOffset: -1 }, RangeError, /positionOffset/],
+    [{ positionOffset: 2.5 }, RangeError, /positionOffset/],
+    [{ positionOffset: 2 ** 31 }, RangeError, /positionOffset/],
+    [{ positionOffset: null }, TypeError, /positionOffset/],
+  ];
+  test.each(cases.map(([extra, Type, message]) => [JSON.stringify(extra), extra, Type, message]))(
+    '%s', (_, extra, Type, message) => {
+      const attn = engines[1];
+      const heap = attn.memoryStats().heapInUse;
+      const args = { ...base, ...extra };
+      expect(() => attn.multiHeadAttention(args)).toThrow(Type);
+      expect(() => attn.multiHeadAttention(args)).toThrow(message);
+      expect(attn.memoryStats().heapInUse).toBe(heap);
+      expect(attn.multiHeadAttention(base).output.length).toBe(32);
+    });
+
+  test('a prepared forward repeating the layer\'s sizes must agree with them', () => {
+    const attn = engines[1];
+    const layer = attn.createMultiHeadAttention({ ...base, query: undefined, slidingWindow: 2 });
+    expect(() => layer.forward({ ...base, numKvHeads: 4 })).toThrow(RangeError);
+    expect(() => layer.forward({ ...base, slidingWindow: 3 })).toThrow(RangeError);
+    expect(layer.forward({ ...base, slidingWindow: 2 }).output.length).toBe(32);
+    layer.dispose();
+  });
+});
