@@ -131,22 +131,21 @@ int oneShot(std::uintptr_t wire) {
   return s == wa::Status::ok ? forward(w, layer) : static_cast<int>(s);
 }
 
-// Returns a handle (0 on failure, with the reason in the status slot).
-std::uintptr_t createLayer(std::uintptr_t wire) {
+// A new T made ready by init(w, object): its handle, or 0 on failure with the reason in the status slot.
+template <class T, class Init>
+std::uintptr_t create(std::uintptr_t wire, Init init) {
   auto* w = reinterpret_cast<std::uint32_t*>(wire);
-  auto* layer = new (std::nothrow) wa::Layer();
-  if (!layer) {
-    w[slot_status] = static_cast<std::uint32_t>(wa::Status::out_of_memory);
-    return 0;
-  }
-  const wa::Status s = init_layer(w, *layer);
+  auto* object = new (std::nothrow) T();
+  const wa::Status s = object ? init(w, *object) : wa::Status::out_of_memory;
   w[slot_status] = static_cast<std::uint32_t>(s);
   if (s != wa::Status::ok) {
-    delete layer;
+    delete object;
     return 0;
   }
-  return reinterpret_cast<std::uintptr_t>(layer);
+  return reinterpret_cast<std::uintptr_t>(object);
 }
+
+std::uintptr_t createLayer(std::uintptr_t wire) { return create<wa::Layer>(wire, init_layer); }
 
 int layerForward(std::uintptr_t wire) {
   Wire w = reinterpret_cast<Wire>(wire);
@@ -158,19 +157,9 @@ void destroyLayer(std::uintptr_t handle) { delete reinterpret_cast<wa::Layer*>(h
 // A KV cache for the layer in the layer slot, of the batch and max_length slots. Returns a handle
 // (0 on failure, with the reason in the status slot).
 std::uintptr_t createKvCache(std::uintptr_t wire) {
-  auto* w = reinterpret_cast<std::uint32_t*>(wire);
-  auto* cache = new (std::nothrow) wa::KvCache();
-  if (!cache) {
-    w[slot_status] = static_cast<std::uint32_t>(wa::Status::out_of_memory);
-    return 0;
-  }
-  const wa::Status s = cache->init(ptr<const wa::Layer>(w, slot_layer)->config(), w[slot_batch], w[slot_max_length]);
-  w[slot_status] = static_cast<std::uint32_t>(s);
-  if (s != wa::Status::ok) {
-    delete cache;
-    return 0;
-  }
-  return reinterpret_cast<std::uintptr_t>(cache);
+  return create<wa::KvCache>(wire, [](Wire w, wa::KvCache& cache) {
+    return cache.init(ptr<const wa::Layer>(w, slot_layer)->config(), w[slot_batch], w[slot_max_length]);
+  });
 }
 
 // Bytes createKvCache allocates, from the layer configuration, batch and max_length staged.

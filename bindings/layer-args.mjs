@@ -113,7 +113,10 @@ export function mhaLayer(c) {
 export function parseRope(c, headDim) {
   const v = c.args.rope;
   if (v === undefined || v === null || v === false) return null;
-  if (v === true) return { dim: headDim, base: 10000, interleaved: false };
+  if (v === true) {
+    if (headDim % 2 !== 0) throw c.rangeError('rope', `an object with an even dim (rope: true rotates all headDim = ${headDim} entries, which must be even)`, true);
+    return { dim: headDim, base: 10000, interleaved: false };
+  }
   const expected = 'true or an object { dim, base, interleaved }';
   if (typeof v !== 'object' || Array.isArray(v) || typedArrayName(v)) throw c.typeError('rope', expected, v);
   const known = new Set(['dim', 'base', 'interleaved']);

@@ -161,6 +161,8 @@ describe('errors', () => {
       TypeError, /qProjWeight/],
     [{ rope: { dim: 3 } }, RangeError, /rope.dim must be an even integer ≤ headDim = 2, got 3/],
     [{ rope: { dim: 4 } }, RangeError, /rope.dim/],
+    [{ rope: true, headDim: 3, qProjWeight: new Float32Array(96), kProjWeight: new Float32Array(48),
+      vProjWeight: new Float32Array(48), outProjWeight: new Float32Array(96) }, RangeError, /rope must be an object with an even dim/],
     [{ rope: { base: -1 } }, RangeError, /rope.base/],
     [{ rope: { interleaved: 1 } }, TypeError, /rope.interleaved/],
     [{ rope: { theta: 1 } }, TypeError, /unknown rope option theta/],

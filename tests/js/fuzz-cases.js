@@ -7,7 +7,9 @@
 // every mask kind (bool/float, 2-D/3-D attnMask, bool/float keyPaddingMask, causal), weights
 // averaged or per head or none (the fused path), a custom scale, and now and then a NaN or ±Inf in
 // one input element (which must propagate as IEEE arithmetic says) or a case big enough to run on
-// both threads.
+// both threads. Multi-head cases also draw the decoder arguments now and then (grouped-query heads,
+// headDim, separate biases, RoPE, ALiBi, a sliding window, a position offset), from a generator of
+// their own, so the v1 arguments of every case stay what they were.
 const ref = require('./reference');
 const { saArgs, mhaArgs, saDims, mhaDims, caseName } = require('./cases');
 
@@ -57,12 +59,30 @@ function randomCase(seed, index) {
   if (chance(rng, 0.2)) o.passLens = true;
   if (chance(rng, 0.4)) o.attnMask = pickFrom(rng, ['bool2d', 'float2d', 'bool3d', 'float3d']);
   if (chance(rng, 0.35)) o.keyPaddingMask = pickFrom(rng, ['bool', 'float']);
+  decoderArgs(ref.mulberry32((seed * 7919 + index * 1000003) >>> 0), o);
   return { kind: 'multiHeadAttention', o, prepared, threads, poison };
+}
+
+/** Adds decoder arguments to a multi-head case o (about half the cases get some). */
+function decoderArgs(rng, o) {
+  if (chance(rng, 0.5)) return;
+  const H = o.numHeads;
+  if (chance(rng, 0.4)) o.numKvHeads = pickFrom(rng, [...Array(H).keys()].map((k) => k + 1).filter((k) => H % k === 0));
+  if (chance(rng, 0.3)) o.headDim = int(rng, 1, 6);
+  if (!o.bias && chance(rng, 0.3)) o.separateBias = true;
+  const hd = o.headDim ?? o.embedDim / H;
+  if (chance(rng, 0.3) && hd >= 2) {
+    o.rope = chance(rng, 0.4) && hd % 2 === 0 ? true : { dim: 2 * int(rng, 1, Math.floor(hd / 2)), interleaved: chance(rng, 0.5), base: pickFrom(rng, [10000, 500, 1e6]) };
+  }
+  if (chance(rng, 0.3)) o.alibi = true;
+  if (chance(rng, 0.3)) o.slidingWindow = int(rng, 1, 8);
+  if (chance(rng, 0.3)) o.positionOffset = int(rng, 0, 20);
 }
 
 const SA_LAYER = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
 const MHA_LAYER = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
-  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias'];
+  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias', 'numKvHeads', 'headDim', 'qProjBias', 'kProjBias',
+  'vProjBias', 'rope', 'alibi', 'slidingWindow'];
 const split = (args, layerKeys) => {
   const layer = {}, inputs = {};
   for (const [k, v] of Object.entries(args)) (layerKeys.includes(k) ? layer : inputs)[k] = v;
