@@ -141,17 +141,23 @@ struct ScratchSizes {
 };
 
 // Whether the heads' results need their own rows before the out projection (else they are gathered
-// in the output and projected in place).
-bool separate_attn_rows(const LayerConfig& c) { return c.out_projection && c.output_width() != c.attn_width(); }
+// in the output and projected in place): when the widths differ, and with a cache (few rows: the
+// out projection then splits columns over threads, which in place would overwrite rows still read).
+bool separate_attn_rows(const LayerConfig& c, const ForwardShape& f) {
+  return c.out_projection && (c.output_width() != c.attn_width() || f.cached);
+}
 
 ScratchSizes scratch_sizes(const LayerConfig& c, const ForwardShape& f, const Plan& p) {
   const std::size_t L = f.tgt_len, S = f.src_len, dk = c.head_dim_qk, dv = c.head_dim_v;
   const std::size_t kv_rows = f.cached ? L : S;  // K and V rows this forward projects
   const std::size_t workers = p.workers;  // per-worker scratch: one set when the forward runs serially
-  const bool separate = separate_attn_rows(c);
-  return {L * dk,
-          kv_rows * dk,
-          kv_rows * dv,
+  const bool separate = separate_attn_rows(c, f);
+  // With a cache every head is projected at once (a decode step has work for threads only across
+  // heads); otherwise one query head and one K/V head at a time.
+  const std::size_t q_heads = f.cached ? c.num_heads : 1, kv_heads = f.cached ? c.kv_heads() : 1;
+  return {q_heads * L * dk,
+          kv_heads * kv_rows * dk,
+          kv_heads * kv_rows * dv,
           f.cached ? 0 : packed_panel_floats(S, dk),  // with a cache, K and V are packed in it
           f.cached ? 0 : packed_panel_floats(dv, S),
           workers * kRowBlock * (p.fused ? kKeyTile : S),
@@ -174,6 +180,18 @@ std::size_t arena_floats(const ScratchSizes& z) {
 }
 
 }  // namespace
+
+// What the attention of one query head reads: its Q rows and its K/V head, packed (in the scratch or
+// in a cache).
+struct HeadView {
+  const float* q = nullptr;  // [tgt_len, head_dim_qk], scaled unless teaching copies are wanted
+  const float* k = nullptr;  // [src_len, head_dim_qk] rows: the teaching copy of skipped scores
+  const float* keys_packed = nullptr;
+  const float* values_packed = nullptr;
+  std::size_t values_ld = 0;      // rows of each packed value panel
+  const float* values = nullptr;  // [src_len, head_dim_v] rows, for non-finite values
+  bool nonfinite = false;         // some value row holds a NaN or ±Inf (its packed copy is zeros)
+};
 
 // Per-head working memory, reused by every head and batch: linear in the sequence lengths.
 struct Scratch {
@@ -200,9 +218,6 @@ struct Scratch {
   float* out_rows = nullptr;   // per worker: kProjRows rows of the output projection
   float* attn_rows = nullptr;  // [tgt_len, heads·head_dim_v] when the out projection changes the width
   float *rope_q = nullptr, *rope_k = nullptr;  // cos/sin tables of the query and new key positions
-  // The current K/V head as the attention reads it: packed here, or in the cache.
-  const float *keys_packed = nullptr, *values_packed = nullptr, *values = nullptr;
-  std::size_t values_ld = 0;  // rows of each packed value panel
   // Some value row of the current head holds a NaN or ±Inf: its packed copy is zeros, so a masked
   // key's 0·NaN does not reach the rows that never see it, and add_nonfinite_values adds it for
   // the rows that do.
@@ -304,24 +319,16 @@ void place_keys(const float* k, std::size_t rows, std::size_t dk, float* packed,
   }
 }
 
-// 1. Project query head h's Q and, with with_kv, K/V head g's K and V and pack them (in the scratch,
-//    or appended to the cache), in one parallel pass: row chunks of Q, K and V are independent
-//    tasks, and each K or V chunk is rotated and packed by the task that made it.
+// 1. Project query head h's Q and, with with_kv, K/V head g's K and V and pack them, in one parallel
+//    pass: row chunks of Q, K and V are independent tasks, and each K or V chunk is rotated and
+//    packed by the task that made it.
 void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t g, bool with_kv,
                          Scratch& s) const {
   const LayerConfig& c = config_;
-  const std::size_t L = a.tgt_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads, Hkv = c.kv_heads();
-  const std::size_t rope = c.rope.dim;
-  KvCache* cache = a.cache;
-  // With a cache, K and V are those of the query's own tokens, appended after the cached ones.
-  const std::size_t kv_len = cache ? L : a.src_len, kv0 = cache ? cache->length_ : 0;
-  const float* key_in = cache ? a.query : a.key;
-  const float* value_in = cache ? a.query : a.value;
-  float* packed_k = cache ? cache->keys(b, g) : s.packed_k;
-  float* packed_v = cache ? cache->values(b, g) + kv0 * kPanelWidth : s.packed_v;
-  const std::size_t ld_v = cache ? cache->max_length_ : a.src_len;
-  const std::size_t q_rows = s.chunk(L), kv_rows = s.chunk(kv_len);
-  const std::size_t q_tasks = ceil_div(L, q_rows), kv_tasks = with_kv ? ceil_div(kv_len, kv_rows) : 0;
+  const std::size_t L = a.tgt_len, S = a.src_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads;
+  const std::size_t Hkv = c.kv_heads(), rope = c.rope.dim;
+  const std::size_t q_rows = s.chunk(L), kv_rows = s.chunk(S);
+  const std::size_t q_tasks = ceil_div(L, q_rows), kv_tasks = with_kv ? ceil_div(S, kv_rows) : 0;
   Intermediates* in = a.intermediates;
   s.run(q_tasks + 2 * kv_tasks, [&](std::size_t task, std::size_t) {
     if (task < q_tasks) {
@@ -338,138 +345,174 @@ void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, std
     }
     const bool is_key = task < q_tasks + kv_tasks;
     const std::size_t r0 = (task - q_tasks - (is_key ? 0 : kv_tasks)) * kv_rows;
-    const std::size_t rows = std::min(kv_len, r0 + kv_rows) - r0;
+    const std::size_t rows = std::min(S, r0 + kv_rows) - r0;
     if (is_key) {
       float* k = s.k + r0 * dk;
-      project_rows(k_, g, key_in + (b * kv_len + r0) * c.k_in, rows, k);
+      project_rows(k_, g, a.key + (b * S + r0) * c.k_in, rows, k);
       if (rope) apply_rope(k, rows, dk, s.rope_k + r0 * rope, rope, c.rope.interleaved);
-      if (cache)
-        place_keys(k, rows, dk, packed_k, kv0 + r0);
-      else
-        pack_transposed(k, rows, dk, dk, packed_k + r0 * dk);  // r0 is a multiple of 16
+      pack_transposed(k, rows, dk, dk, s.packed_k + r0 * dk);  // r0 is a multiple of 16
       for (std::size_t j = 0; in && in->k && j < rows; ++j)
-        std::memcpy(in->k + (b * kv_len + r0 + j) * Hkv * dk + g * dk, k + j * dk, dk * sizeof(float));
+        std::memcpy(in->k + (b * S + r0 + j) * Hkv * dk + g * dk, k + j * dk, dk * sizeof(float));
     } else {
       float* v = s.v + r0 * dv;
-      project_rows(v_, g, value_in + (b * kv_len + r0) * c.v_in, rows, v);
-      pack_rows(v, rows, dv, dv, packed_v + r0 * kPanelWidth, ld_v);
-      if (cache) std::memcpy(cache->value_rows(b, g) + (kv0 + r0) * dv, v, rows * dv * sizeof(float));
+      project_rows(v_, g, a.value + (b * S + r0) * c.v_in, rows, v);
+      pack_rows(v, rows, dv, dv, s.packed_v + r0 * kPanelWidth, S);
       for (std::size_t j = 0; j < rows; ++j) {
         if (all_finite(v + j * dv, dv)) continue;
         s.nonfinite_v.store(true, std::memory_order_relaxed);
         for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
-          std::fill_n(packed_v + p0 * ld_v + (r0 + j) * kPanelWidth, kPanelWidth, 0.0f);
+          std::fill_n(s.packed_v + p0 * S + (r0 + j) * kPanelWidth, kPanelWidth, 0.0f);
       }
       for (std::size_t j = 0; in && in->v && j < rows; ++j)
-        std::memcpy(in->v + (b * kv_len + r0 + j) * Hkv * dv + g * dv, v + j * dv, dv * sizeof(float));
+        std::memcpy(in->v + (b * S + r0 + j) * Hkv * dv + g * dv, v + j * dv, dv * sizeof(float));
     }
   });
 }
 
-// 2. Per block of query rows: scores → scale, mask → softmax → weights → P·V into attn_out.
-void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const {
+// 1'. With a cache: every query head's Q and every K/V head's K and V of the call's own tokens, in
+//     one parallel pass (a decode step has one row: its work for threads is across heads). K and V
+//     are rotated, appended to the cache after its length, packed as the attention reads them.
+void Layer::project_cached(const ForwardArgs& a, std::size_t b, Scratch& s) const {
+  const LayerConfig& c = config_;
+  const std::size_t L = a.tgt_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads, Hkv = c.kv_heads();
+  const std::size_t rope = c.rope.dim;
+  KvCache& cache = *a.cache;
+  const std::size_t kv0 = cache.length_, ld_v = cache.max_length_;
+  const std::size_t chunk = s.chunk(L), chunks = ceil_div(L, chunk);
+  s.run((H + 2 * Hkv) * chunks, [&](std::size_t task, std::size_t) {
+    const std::size_t unit = task / chunks, r0 = (task % chunks) * chunk, rows = std::min(L, r0 + chunk) - r0;
+    const float* x = a.query + (b * L + r0) * c.q_in;
+    if (unit < H) {
+      float* q = s.q + (unit * L + r0) * dk;
+      project_rows(q_, unit, x, rows, q);
+      if (rope) apply_rope(q, rows, dk, s.rope_q + r0 * rope, rope, c.rope.interleaved);
+      scale_row(q, rows * dk, a.scale);
+    } else if (unit < H + Hkv) {
+      const std::size_t g = unit - H;
+      float* k = s.k + (g * L + r0) * dk;
+      project_rows(k_, g, x, rows, k);
+      if (rope) apply_rope(k, rows, dk, s.rope_k + r0 * rope, rope, c.rope.interleaved);
+      place_keys(k, rows, dk, cache.keys(b, g), kv0 + r0);
+    } else {
+      const std::size_t g = unit - H - Hkv;
+      float* v = s.v + (g * L + r0) * dv;
+      project_rows(v_, g, x, rows, v);
+      pack_rows(v, rows, dv, dv, cache.values(b, g) + (kv0 + r0) * kPanelWidth, ld_v);
+      std::memcpy(cache.value_rows(b, g) + (kv0 + r0) * dv, v, rows * dv * sizeof(float));
+    }
+  });
+  // A value row with a NaN or ±Inf: packed as zeros, and flagged (see Scratch::nonfinite_v).
+  for (std::size_t g = 0; g < Hkv; ++g)
+    for (std::size_t j = 0; j < L; ++j) {
+      if (all_finite(s.v + (g * L + j) * dv, dv)) continue;
+      cache.nonfinite_.get()[b * Hkv + g] = 1.0f;
+      for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
+        std::fill_n(cache.values(b, g) + p0 * ld_v + (kv0 + j) * kPanelWidth, kPanelWidth, 0.0f);
+    }
+}
+
+// 2. Query head h, rows [blk·kRowBlock, …): scores → scale, mask → softmax → weights → P·V into attn_out.
+void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t blk, std::size_t worker,
+                         const Scratch& s, const HeadView& view, float* attn_out) const {
   const LayerConfig& c = config_;
   const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
   const std::size_t width_v = H * dv;
   const float score_scale = a.intermediates ? a.scale : 1.0f;  // else folded into Q
   const double slope = c.alibi ? alibi_.get()[h] : 0.0;
   Intermediates* in = a.intermediates;
-  s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
-    float* block_scores = s.scores + worker * kRowBlock * S;
-    bool attends[kRowBlock];  // false: every key masked, the row is zeros
-    const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
-    // Keys that causality or the window mask for every query of the block are skipped.
-    const KeyRange keys = attended_keys(a, c, i0, i1);
-    const std::size_t first = keys.first, n = keys.end - keys.first;
-    gemm_packed(rows, n, dk, s.q + i0 * dk, dk, s.keys_packed + first * dk, dk, nullptr, block_scores + first, S);
-    for (std::size_t r = 0; r < rows; ++r) {
-      const std::size_t i = i0 + r;
-      float* row = block_scores + r * S;
-      const std::size_t head_row = (b * H + h) * L + i;
-      if (in && in->scores) {
-        float* dst = in->scores + head_row * S;
-        std::memcpy(dst + first, row + first, n * sizeof(float));
-        // Skipped keys were never multiplied; the teaching copy shows their product.
-        for (std::size_t j = 0; j < S; ++j) {
-          if (j == first) j = keys.end;
-          if (j >= S) break;
-          float dot = 0.0f;
-          for (std::size_t d = 0; d < dk; ++d) dot += s.q[i * dk + d] * s.k[j * dk + d];
-          dst[j] = dot;
-        }
+  float* block_scores = s.scores + worker * kRowBlock * S;
+  bool attends[kRowBlock];  // false: every key masked, the row is zeros
+  const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
+  // Keys that causality or the window mask for every query of the block are skipped.
+  const KeyRange keys = attended_keys(a, c, i0, i1);
+  const std::size_t first = keys.first, n = keys.end - keys.first;
+  gemm_packed(rows, n, dk, view.q + i0 * dk, dk, view.keys_packed + first * dk, dk, nullptr, block_scores + first, S);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t i = i0 + r;
+    float* row = block_scores + r * S;
+    const std::size_t head_row = (b * H + h) * L + i;
+    if (in && in->scores) {
+      float* dst = in->scores + head_row * S;
+      std::memcpy(dst + first, row + first, n * sizeof(float));
+      // Skipped keys were never multiplied; the teaching copy shows their product.
+      for (std::size_t j = 0; j < S; ++j) {
+        if (j == first) j = keys.end;
+        if (j >= S) break;
+        float dot = 0.0f;
+        for (std::size_t d = 0; d < dk; ++d) dot += view.q[i * dk + d] * view.k[j * dk + d];
+        dst[j] = dot;
       }
-      mask_scores(a, c, slope, b, h, i, first, row + first, n, score_scale);
-      if (in && in->scaled_scores) {
-        float* dst = in->scaled_scores + head_row * S;
-        std::fill(dst, dst + S, -INFINITY);
-        std::memcpy(dst + first, row + first, n * sizeof(float));
-      }
-      attends[r] = softmax_row(row + first, n);
-      if (a.weights) store_weights(a, b, h, i, row, first, keys.end);
     }
-    float* out = attn_out + i0 * width_v + h * dv;
-    gemm_packed(rows, dv, n, block_scores + first, S, s.values_packed + first * kPanelWidth, s.values_ld, nullptr, out,
-                width_v);
-    if (s.nonfinite_v.load(std::memory_order_relaxed))
-      add_nonfinite_values(a, b, h, s, i0, rows, first, n, block_scores + first, S, attends, out, width_v);
-  });
+    mask_scores(a, c, slope, b, h, i, first, row + first, n, score_scale);
+    if (in && in->scaled_scores) {
+      float* dst = in->scaled_scores + head_row * S;
+      std::fill(dst, dst + S, -INFINITY);
+      std::memcpy(dst + first, row + first, n * sizeof(float));
+    }
+    attends[r] = softmax_row(row + first, n);
+    if (a.weights) store_weights(a, b, h, i, row, first, keys.end);
+  }
+  float* out = attn_out + i0 * width_v + h * dv;
+  gemm_packed(rows, dv, n, block_scores + first, S, view.values_packed + first * kPanelWidth, view.values_ld, nullptr,
+              out, width_v);
+  if (view.nonfinite)
+    add_nonfinite_values(a, b, h, view, i0, rows, first, n, block_scores + first, S, attends, out, width_v);
 }
 
 // 2'. The same without weights, FlashAttention-style: key tiles of kKeyTile, a running max and
 //     sum per query row, the output rescaled when the max grows. No row ever holds all src_len
 //     scores, so memory and cache footprint stay flat as sequences grow; with a sliding window
 //     only the tiles inside it are visited.
-void Layer::attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const {
+void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t blk,
+                               std::size_t worker, const Scratch& s, const HeadView& view, float* attn_out) const {
   const LayerConfig& c = config_;
   const std::size_t L = a.tgt_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
   const double slope = c.alibi ? alibi_.get()[h] : 0.0;
-  s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
-    float* tile = s.scores + worker * kRowBlock * kKeyTile;
-    float* out = s.block_out + worker * kRowBlock * dv;
-    float running_max[kRowBlock], running_sum[kRowBlock];
-    bool attends[kRowBlock];  // per tile: false when the row's keys so far are all masked
-    const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
-    const KeyRange keys = attended_keys(a, c, i0, i1);
-    std::fill(out, out + rows * dv, 0.0f);
-    std::fill(running_max, running_max + rows, -INFINITY);
-    std::fill(running_sum, running_sum + rows, 0.0f);
-    for (std::size_t j0 = keys.first; j0 < keys.end; j0 += kKeyTile) {
-      const std::size_t tk = std::min(kKeyTile, keys.end - j0);
-      gemm_packed(rows, tk, dk, s.q + i0 * dk, dk, s.keys_packed + j0 * dk, dk, nullptr, tile, kKeyTile);
-      for (std::size_t r = 0; r < rows; ++r) {
-        const std::size_t i = i0 + r;
-        float* row = tile + r * kKeyTile;
-        attends[r] = true;
-        if (std::isnan(running_sum[r])) {  // a NaN met earlier: the whole row is NaN
-          std::fill(row, row + tk, NAN);
-          continue;
-        }
-        mask_scores(a, c, slope, b, h, i, j0, row, tk, 1.0f);
-        const float new_max = std::fmax(running_max[r], row_max(row, tk));
-        if (new_max == -INFINITY) {
-          // Every key so far masked: this tile adds nothing, unless a score is NaN (the max skips it).
-          const bool nan = has_nan(row, tk);
-          if (nan) running_sum[r] = NAN;
-          attends[r] = nan;
-          std::fill(row, row + tk, nan ? NAN : 0.0f);
-          continue;
-        }
-        const float rescale = running_max[r] == -INFINITY ? 0.0f : std::exp(running_max[r] - new_max);
-        running_sum[r] = running_sum[r] * rescale + exp_minus_max_sum(row, tk, new_max);
-        if (rescale != 1.0f) scale_row(out + r * dv, dv, rescale);
-        running_max[r] = new_max;
-      }
-      gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, s.values_packed + j0 * kPanelWidth, s.values_ld, out, dv);
-      if (s.nonfinite_v.load(std::memory_order_relaxed))
-        add_nonfinite_values(a, b, h, s, i0, rows, j0, tk, tile, kKeyTile, attends, out, dv);
-    }
+  float* tile = s.scores + worker * kRowBlock * kKeyTile;
+  float* out = s.block_out + worker * kRowBlock * dv;
+  float running_max[kRowBlock], running_sum[kRowBlock];
+  bool attends[kRowBlock];  // per tile: false when the row's keys so far are all masked
+  const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
+  const KeyRange keys = attended_keys(a, c, i0, i1);
+  std::fill(out, out + rows * dv, 0.0f);
+  std::fill(running_max, running_max + rows, -INFINITY);
+  std::fill(running_sum, running_sum + rows, 0.0f);
+  for (std::size_t j0 = keys.first; j0 < keys.end; j0 += kKeyTile) {
+    const std::size_t tk = std::min(kKeyTile, keys.end - j0);
+    gemm_packed(rows, tk, dk, view.q + i0 * dk, dk, view.keys_packed + j0 * dk, dk, nullptr, tile, kKeyTile);
     for (std::size_t r = 0; r < rows; ++r) {
-      // A query whose every key is masked attends to nothing: zeros, not 0/0. A NaN sum stays NaN.
-      const float inv = running_sum[r] == 0.0f ? 0.0f : 1.0f / running_sum[r];
-      float* dst = attn_out + (i0 + r) * H * dv + h * dv;
-      for (std::size_t d = 0; d < dv; ++d) dst[d] = out[r * dv + d] * inv;
+      const std::size_t i = i0 + r;
+      float* row = tile + r * kKeyTile;
+      attends[r] = true;
+      if (std::isnan(running_sum[r])) {  // a NaN met earlier: the whole row is NaN
+        std::fill(row, row + tk, NAN);
+        continue;
+      }
+      mask_scores(a, c, slope, b, h, i, j0, row, tk, 1.0f);
+      const float new_max = std::fmax(running_max[r], row_max(row, tk));
+      if (new_max == -INFINITY) {
+        // Every key so far masked: this tile adds nothing, unless a score is NaN (the max skips it).
+        const bool nan = has_nan(row, tk);
+        if (nan) running_sum[r] = NAN;
+        attends[r] = nan;
+        std::fill(row, row + tk, nan ? NAN : 0.0f);
+        continue;
+      }
+      const float rescale = running_max[r] == -INFINITY ? 0.0f : std::exp(running_max[r] - new_max);
+      running_sum[r] = running_sum[r] * rescale + exp_minus_max_sum(row, tk, new_max);
+      if (rescale != 1.0f) scale_row(out + r * dv, dv, rescale);
+      running_max[r] = new_max;
     }
-  });
+    gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, view.values_packed + j0 * kPanelWidth, view.values_ld, out,
+                           dv);
+    if (view.nonfinite) add_nonfinite_values(a, b, h, view, i0, rows, j0, tk, tile, kKeyTile, attends, out, dv);
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    // A query whose every key is masked attends to nothing: zeros, not 0/0. A NaN sum stays NaN.
+    const float inv = running_sum[r] == 0.0f ? 0.0f : 1.0f / running_sum[r];
+    float* dst = attn_out + (i0 + r) * H * dv + h * dv;
+    for (std::size_t d = 0; d < dv; ++d) dst[d] = out[r * dv + d] * inv;
+  }
 }
 
 // Head h's softmax row for query i (keys [first, end) of row) into the weights: per head, or summed
@@ -500,12 +543,12 @@ void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, st
 // A value row with a NaN or ±Inf was left out of the P·V product (its packed copy is zeros); this
 // adds p·v for it to the rows [i0, i0 + rows) that attend and do not mask it: so 0·NaN is NaN
 // exactly where a float64 evaluation has it. p: the rows' weights for keys [j0, j0 + keys).
-void Layer::add_nonfinite_values(const ForwardArgs& a, std::size_t b, std::size_t h, const Scratch& s,
+void Layer::add_nonfinite_values(const ForwardArgs& a, std::size_t b, std::size_t h, const HeadView& view,
                                  std::size_t i0, std::size_t rows, std::size_t j0, std::size_t keys, const float* p,
                                  std::size_t ldp, const bool* attends, float* out, std::size_t ldo) const {
   const std::size_t dv = config_.head_dim_v;
   for (std::size_t j = j0; j < j0 + keys; ++j) {
-    const float* v = s.values + j * dv;
+    const float* v = view.values + j * dv;
     if (all_finite(v, dv)) continue;
     for (std::size_t r = 0; r < rows; ++r) {
       if (!attends[r] || key_masked(a, config_, b, h, i0 + r, j)) continue;
@@ -516,20 +559,59 @@ void Layer::add_nonfinite_values(const ForwardArgs& a, std::size_t b, std::size_
 }
 
 // 3. Output projection, in place when in == out: each row chunk is read before it is overwritten.
+//    Not in place, few rows (a decode step) also split the columns, by whole panels, over threads.
 void Layer::project_output(std::size_t rows_total, Scratch& s, const float* in, float* out) const {
   const std::size_t width = o_.width, in_width = o_.in;
-  const std::size_t chunk = s.chunk(rows_total);
-  s.run(ceil_div(rows_total, chunk), [&](std::size_t t, std::size_t worker) {
-    const std::size_t r0 = t * chunk, rows = std::min(rows_total, r0 + chunk) - r0;
+  const std::size_t chunk = s.chunk(rows_total), row_tasks = ceil_div(rows_total, chunk);
+  const std::size_t panels = ceil_div(width, kPanelWidth);
+  const std::size_t wanted = in != out && s.parallel ? std::min(panels, ceil_div(4 * s.workers, row_tasks)) : 1;
+  const std::size_t group = ceil_div(panels, wanted) * kPanelWidth, groups = ceil_div(width, group);
+  s.run(row_tasks * groups, [&](std::size_t t, std::size_t worker) {
+    const std::size_t r0 = (t / groups) * chunk, rows = std::min(rows_total, r0 + chunk) - r0;
     if (in != out) {
-      gemm_packed(rows, width, in_width, in + r0 * in_width, in_width, o_.packed.get(), in_width, o_.bias.get(),
-                  out + r0 * width, width);
+      const std::size_t c0 = (t % groups) * group, cols = std::min(width, c0 + group) - c0;
+      gemm_packed(rows, cols, in_width, in + r0 * in_width, in_width, o_.packed.get() + c0 * in_width, in_width,
+                  o_.bias.get() + c0, out + r0 * width + c0, width);
       return;
     }
     float* tmp = s.out_rows + worker * kProjRows * width;
     gemm_packed(rows, width, in_width, in + r0 * in_width, in_width, o_.packed.get(), in_width, o_.bias.get(), tmp,
                 width);
     std::memcpy(out + r0 * width, tmp, rows * width * sizeof(float));
+  });
+}
+
+// 2''. With a cache: every head's row blocks in one parallel pass, over the cached K and V. Averaged
+//      weights add the heads of a row in order, so then a task is a row block of every head.
+void Layer::attend_cached(const ForwardArgs& a, std::size_t b, Scratch& s, bool fused, float* attn_out) const {
+  const LayerConfig& c = config_;
+  const std::size_t L = a.tgt_len, H = c.num_heads, Hkv = c.kv_heads(), dk = c.head_dim_qk;
+  const KvCache& cache = *a.cache;
+  project_cached(a, b, s);
+  const auto view_of = [&](std::size_t h) {
+    const std::size_t g = h / (H / Hkv);
+    HeadView view;
+    view.q = s.q + h * L * dk;
+    view.keys_packed = cache.keys(b, g);
+    view.values_packed = cache.values(b, g);
+    view.values_ld = cache.max_length_;
+    view.values = cache.value_rows(b, g);
+    view.nonfinite = cache.nonfinite_.get()[b * Hkv + g] != 0.0f;
+    return view;
+  };
+  const std::size_t blocks = ceil_div(L, kRowBlock);
+  if (!fused && a.average_weights && H > 1) {
+    s.run(blocks, [&](std::size_t blk, std::size_t worker) {
+      for (std::size_t h = 0; h < H; ++h) attend_block(a, b, h, blk, worker, s, view_of(h), attn_out);
+    });
+    return;
+  }
+  s.run(H * blocks, [&](std::size_t t, std::size_t worker) {
+    const std::size_t h = t / blocks, blk = t % blocks;
+    if (fused)
+      attend_block_fused(a, b, h, blk, worker, s, view_of(h), attn_out);
+    else
+      attend_block(a, b, h, blk, worker, s, view_of(h), attn_out);
   });
 }
 
@@ -560,26 +642,30 @@ Status Layer::forward(const ForwardArgs& a) const {
     // With an out projection of the same width, the heads' results are gathered in `output` and
     // projected in place.
     float* attn_out = s.attn_rows ? s.attn_rows : a.output + b * L * width_v;
-    for (std::size_t g = 0; g < Hkv; ++g) {
-      s.nonfinite_v.store(false, std::memory_order_relaxed);
-      s.keys_packed = cache ? cache->keys(b, g) : s.packed_k;
-      s.values_packed = cache ? cache->values(b, g) : s.packed_v;
-      s.values = cache ? cache->value_rows(b, g) : s.v;
-      s.values_ld = cache ? cache->max_length_ : S;
-      // Query heads [g·group, (g+1)·group) share K/V head g, projected once with the first of them.
-      for (std::size_t h = g * group; h < (g + 1) * group; ++h) {
-        project_head(a, b, h, g, h == g * group, s);
-        if (cache && h == g * group) {
-          float& flag = cache->nonfinite_.get()[b * Hkv + g];
-          if (s.nonfinite_v.load(std::memory_order_relaxed)) flag = 1.0f;
-          s.nonfinite_v.store(flag != 0.0f, std::memory_order_relaxed);
+    if (cache)
+      attend_cached(a, b, s, fused, attn_out);
+    else
+      for (std::size_t g = 0; g < Hkv; ++g) {
+        s.nonfinite_v.store(false, std::memory_order_relaxed);
+        // Query heads [g·group, (g+1)·group) share K/V head g, projected once with the first of them.
+        for (std::size_t h = g * group; h < (g + 1) * group; ++h) {
+          project_head(a, b, h, g, h == g * group, s);
+          HeadView view;
+          view.q = s.q;
+          view.k = s.k;
+          view.keys_packed = s.packed_k;
+          view.values_packed = s.packed_v;
+          view.values_ld = S;
+          view.values = s.v;
+          view.nonfinite = s.nonfinite_v.load(std::memory_order_relaxed);
+          s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
+            if (fused)
+              attend_block_fused(a, b, h, blk, worker, s, view, attn_out);
+            else
+              attend_block(a, b, h, blk, worker, s, view, attn_out);
+          });
         }
-        if (fused)
-          attend_head_fused(a, b, h, s, attn_out);
-        else
-          attend_head(a, b, h, s, attn_out);
       }
-    }
     if (a.intermediates && a.intermediates->attn_output)
       std::memcpy(a.intermediates->attn_output + b * L * width_v, attn_out, L * width_v * sizeof(float));
     if (c.out_projection) project_output(L, s, attn_out, a.output + b * L * out_width);

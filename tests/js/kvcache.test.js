@@ -173,6 +173,35 @@ describe('caches', () => {
     layer.dispose();
   });
 
+  test('a NaN or ±Infinity in a token reaches the rows a full forward has it in; 1 and 2 threads agree bit for bit', () => {
+    const T = 9, o = LAYERS[1], E = o.embedDim;
+    for (const [at, what] of [[3 * E + 5, NaN], [6 * E, Infinity], [0, -Infinity]]) {
+      const full = mhaArgs({ ...o, tgtLen: T, isCausal: true, slidingWindow: undefined });
+      full.query = Float32Array.from(full.query);
+      full.query[at] = what;
+      const want = ref.multiHeadAttention(full);
+      const outputs = {};
+      for (const threads of [1, 2]) {
+        const layer = engines[threads].createMultiHeadAttention(layerOf(full));
+        const cache = layer.createKvCache({ maxLength: T });
+        const parts = [2, 3, 1, 3].map((n, k, all) => {
+          const t0 = all.slice(0, k).reduce((x, y) => x + y, 0);
+          return layer.forward({ query: full.query.subarray(t0 * E, (t0 + n) * E), cache, isCausal: true, needWeights: k % 2 === 0 }).output;
+        });
+        const got = new Float32Array(T * E);
+        let off = 0;
+        for (const x of parts) {
+          got.set(x, off);
+          off += x.length;
+        }
+        ref.expectClose(got, want.output, `${what} at ${at}, ${threads} thread(s)`);
+        outputs[threads] = got;
+        layer.dispose();
+      }
+      expect(Buffer.compare(Buffer.from(outputs[1].buffer), Buffer.from(outputs[2].buffer))).toBe(0);
+    }
+  });
+
   test('a greedy decoding loop: one token per step after a prompt', () => {
     const attn = engines[2];
     const { full, layer, E } = setup(attn, LAYERS[2]);
