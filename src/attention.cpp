@@ -193,6 +193,25 @@ struct HeadView {
   bool nonfinite = false;         // some value row holds a NaN or ±Inf (its packed copy is zeros)
 };
 
+// The query rows of one attention block: rows [i0, i0 + rows) of head h, or, stacked (a grouped-query
+// decode step), all L rows of `heads` consecutive heads from h that share one K/V head, so the
+// cached K and V are read once for the group: row r is then query r % L of head h + r / L.
+struct BlockRows {
+  std::size_t h = 0, heads = 1, i0 = 0, rows = 0, L = 0;
+  std::size_t head(std::size_t r) const { return heads > 1 ? h + r / L : h; }
+  std::size_t query(std::size_t r) const { return heads > 1 ? r % L : i0 + r; }
+  std::size_t i1() const { return heads > 1 ? L : i0 + rows; }
+};
+
+BlockRows head_block(std::size_t h, std::size_t blk, std::size_t L) {
+  BlockRows br;
+  br.h = h;
+  br.i0 = blk * kRowBlock;
+  br.rows = std::min(L, br.i0 + kRowBlock) - br.i0;
+  br.L = L;
+  return br;
+}
+
 // Per-head working memory, reused by every head and batch: linear in the sequence lengths.
 struct Scratch {
   // Below about a million multiply-adds, handing tasks to another thread costs more than it saves.
@@ -456,24 +475,23 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
   gemm_packed(rows, dv, n, block_scores + first, S, view.values_packed + first * kPanelWidth, view.values_ld, nullptr,
               out, width_v);
   if (view.nonfinite)
-    add_nonfinite_values(a, b, h, view, i0, rows, first, n, block_scores + first, S, attends, out, width_v);
+    add_nonfinite_values(a, b, head_block(h, blk, L), view, first, n, block_scores + first, S, attends, out, width_v);
 }
 
 // 2'. The same without weights, FlashAttention-style: key tiles of kKeyTile, a running max and
 //     sum per query row, the output rescaled when the max grows. No row ever holds all src_len
 //     scores, so memory and cache footprint stay flat as sequences grow; with a sliding window
 //     only the tiles inside it are visited.
-void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t blk,
-                               std::size_t worker, const Scratch& s, const HeadView& view, float* attn_out) const {
+void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockRows& br, std::size_t worker,
+                               const Scratch& s, const HeadView& view, float* attn_out) const {
   const LayerConfig& c = config_;
-  const std::size_t L = a.tgt_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
-  const double slope = c.alibi ? alibi_.get()[h] : 0.0;
+  const std::size_t H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
   float* tile = s.scores + worker * kRowBlock * kKeyTile;
   float* out = s.block_out + worker * kRowBlock * dv;
   float running_max[kRowBlock], running_sum[kRowBlock];
   bool attends[kRowBlock];  // per tile: false when the row's keys so far are all masked
-  const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
-  const KeyRange keys = attended_keys(a, c, i0, i1);
+  const std::size_t i0 = br.i0, rows = br.rows;
+  const KeyRange keys = attended_keys(a, c, i0, br.i1());
   std::fill(out, out + rows * dv, 0.0f);
   std::fill(running_max, running_max + rows, -INFINITY);
   std::fill(running_sum, running_sum + rows, 0.0f);
@@ -481,14 +499,14 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, std::size_t 
     const std::size_t tk = std::min(kKeyTile, keys.end - j0);
     gemm_packed(rows, tk, dk, view.q + i0 * dk, dk, view.keys_packed + j0 * dk, dk, nullptr, tile, kKeyTile);
     for (std::size_t r = 0; r < rows; ++r) {
-      const std::size_t i = i0 + r;
+      const std::size_t h = br.head(r), i = br.query(r);
       float* row = tile + r * kKeyTile;
       attends[r] = true;
       if (std::isnan(running_sum[r])) {  // a NaN met earlier: the whole row is NaN
         std::fill(row, row + tk, NAN);
         continue;
       }
-      mask_scores(a, c, slope, b, h, i, j0, row, tk, 1.0f);
+      mask_scores(a, c, c.alibi ? alibi_.get()[h] : 0.0, b, h, i, j0, row, tk, 1.0f);
       const float new_max = std::fmax(running_max[r], row_max(row, tk));
       if (new_max == -INFINITY) {
         // Every key so far masked: this tile adds nothing, unless a score is NaN (the max skips it).
@@ -505,12 +523,12 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, std::size_t 
     }
     gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, view.values_packed + j0 * kPanelWidth, view.values_ld, out,
                            dv);
-    if (view.nonfinite) add_nonfinite_values(a, b, h, view, i0, rows, j0, tk, tile, kKeyTile, attends, out, dv);
+    if (view.nonfinite) add_nonfinite_values(a, b, br, view, j0, tk, tile, kKeyTile, attends, out, dv);
   }
   for (std::size_t r = 0; r < rows; ++r) {
     // A query whose every key is masked attends to nothing: zeros, not 0/0. A NaN sum stays NaN.
     const float inv = running_sum[r] == 0.0f ? 0.0f : 1.0f / running_sum[r];
-    float* dst = attn_out + (i0 + r) * H * dv + h * dv;
+    float* dst = attn_out + br.query(r) * H * dv + br.head(r) * dv;
     for (std::size_t d = 0; d < dv; ++d) dst[d] = out[r * dv + d] * inv;
   }
 }
@@ -542,16 +560,16 @@ void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, st
 
 // A value row with a NaN or ±Inf was left out of the P·V product (its packed copy is zeros); this
 // adds p·v for it to the rows [i0, i0 + rows) that attend and do not mask it: so 0·NaN is NaN
-// exactly where a float64 evaluation has it. p: the rows' weights for keys [j0, j0 + keys).
-void Layer::add_nonfinite_values(const ForwardArgs& a, std::size_t b, std::size_t h, const HeadView& view,
-                                 std::size_t i0, std::size_t rows, std::size_t j0, std::size_t keys, const float* p,
-                                 std::size_t ldp, const bool* attends, float* out, std::size_t ldo) const {
+// exactly where a float64 evaluation has it. p: the block's rows' weights for keys [j0, j0 + keys).
+void Layer::add_nonfinite_values(const ForwardArgs& a, std::size_t b, const BlockRows& br, const HeadView& view,
+                                 std::size_t j0, std::size_t keys, const float* p, std::size_t ldp, const bool* attends,
+                                 float* out, std::size_t ldo) const {
   const std::size_t dv = config_.head_dim_v;
   for (std::size_t j = j0; j < j0 + keys; ++j) {
     const float* v = view.values + j * dv;
     if (all_finite(v, dv)) continue;
-    for (std::size_t r = 0; r < rows; ++r) {
-      if (!attends[r] || key_masked(a, config_, b, h, i0 + r, j)) continue;
+    for (std::size_t r = 0; r < br.rows; ++r) {
+      if (!attends[r] || key_masked(a, config_, b, br.head(r), br.query(r), j)) continue;
       const float weight = p[r * ldp + (j - j0)];
       for (std::size_t d = 0; d < dv; ++d) out[r * ldo + d] += weight * v[d];
     }
@@ -599,7 +617,18 @@ void Layer::attend_cached(const ForwardArgs& a, std::size_t b, Scratch& s, bool 
     view.nonfinite = cache.nonfinite_.get()[b * Hkv + g] != 0.0f;
     return view;
   };
-  const std::size_t blocks = ceil_div(L, kRowBlock);
+  const std::size_t blocks = ceil_div(L, kRowBlock), group = H / Hkv;
+  if (fused && group > 1 && group * L <= kRowBlock) {  // a group's rows in one block: K and V read once
+    s.run(Hkv, [&](std::size_t g, std::size_t worker) {
+      BlockRows br;
+      br.h = g * group;
+      br.heads = group;
+      br.rows = group * L;
+      br.L = L;
+      attend_block_fused(a, b, br, worker, s, view_of(g * group), attn_out);
+    });
+    return;
+  }
   if (!fused && a.average_weights && H > 1) {
     s.run(blocks, [&](std::size_t blk, std::size_t worker) {
       for (std::size_t h = 0; h < H; ++h) attend_block(a, b, h, blk, worker, s, view_of(h), attn_out);
@@ -609,7 +638,7 @@ void Layer::attend_cached(const ForwardArgs& a, std::size_t b, Scratch& s, bool 
   s.run(H * blocks, [&](std::size_t t, std::size_t worker) {
     const std::size_t h = t / blocks, blk = t % blocks;
     if (fused)
-      attend_block_fused(a, b, h, blk, worker, s, view_of(h), attn_out);
+      attend_block_fused(a, b, head_block(h, blk, L), worker, s, view_of(h), attn_out);
     else
       attend_block(a, b, h, blk, worker, s, view_of(h), attn_out);
   });
@@ -660,7 +689,7 @@ Status Layer::forward(const ForwardArgs& a) const {
           view.nonfinite = s.nonfinite_v.load(std::memory_order_relaxed);
           s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
             if (fused)
-              attend_block_fused(a, b, h, blk, worker, s, view, attn_out);
+              attend_block_fused(a, b, head_block(h, blk, L), worker, s, view, attn_out);
             else
               attend_block(a, b, h, blk, worker, s, view, attn_out);
           });

@@ -127,6 +127,7 @@ struct ForwardSizes {
 
 struct Scratch;
 struct HeadView;
+struct BlockRows;
 
 // Weights copied and packed for the GEMM kernel once.
 class Layer {
@@ -155,15 +156,15 @@ class Layer {
   void project_cached(const ForwardArgs& a, std::size_t b, Scratch& s) const;
   void attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t blk, std::size_t worker,
                     const Scratch& s, const HeadView& view, float* attn_out) const;
-  void attend_block_fused(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t blk, std::size_t worker,
+  void attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockRows& rows, std::size_t worker,
                           const Scratch& s, const HeadView& view, float* attn_out) const;
   void attend_cached(const ForwardArgs& a, std::size_t b, Scratch& s, bool fused, float* attn_out) const;
   void store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
                      std::size_t first, std::size_t end) const;
   void project_output(std::size_t rows, Scratch& s, const float* in, float* out) const;
-  void add_nonfinite_values(const ForwardArgs& a, std::size_t b, std::size_t h, const HeadView& view, std::size_t i0,
-                            std::size_t rows, std::size_t j0, std::size_t keys, const float* p, std::size_t ldp,
-                            const bool* attends, float* out, std::size_t ldo) const;
+  void add_nonfinite_values(const ForwardArgs& a, std::size_t b, const BlockRows& rows, const HeadView& view,
+                            std::size_t j0, std::size_t keys, const float* p, std::size_t ldp, const bool* attends,
+                            float* out, std::size_t ldo) const;
 
   LayerConfig config_;
   Projection q_, k_, v_, o_;

@@ -34,6 +34,8 @@ const LAYERS = [
   { seed: 41, embedDim: 24, numHeads: 4, numKvHeads: 2, rope: true, separateBias: true, outBias: true },
   { seed: 42, embedDim: 16, numHeads: 4, numKvHeads: 1, headDim: 6, rope: { dim: 4, interleaved: true }, alibi: true },
   { seed: 43, embedDim: 16, numHeads: 2, slidingWindow: 6, alibi: true, rope: true, bias: true },
+  // grouped heads of a short step share one block (K and V read once per group), with a window and ALiBi
+  { seed: 45, embedDim: 16, numHeads: 8, numKvHeads: 2, slidingWindow: 5, alibi: true, rope: { interleaved: true } },
 ];
 
 describe.each([1, 2])('a prompt in any split equals one causal forward, %i thread(s)', (threads) => {
