@@ -47,8 +47,10 @@ export async function prepareOrt(p) {
  * x [tokens, d] → Promise<Float32Array>.
  */
 export async function prepareOrtDecode(p, tokens, past, pastKey, pastValue) {
+  // Its worker threads spin between runs by default, taking the cores our interleaved steps need on
+  // a 2-core machine; without spinning both sides get the same machine.
   const s = await ort.InferenceSession.create(buildGqaModel(p, tokens, past),
-    { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    { executionProviders: ['wasm'], graphOptimizationLevel: 'all', extra: { session: { intra_op: { allow_spinning: '0' } } } });
   const shape = [1, p.kvHeads, past, p.headDim];
   const feeds = {
     past_key: new ort.Tensor('float32', pastKey, shape),
