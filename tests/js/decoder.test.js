@@ -196,3 +196,36 @@ describe('errors', () => {
     layer.dispose();
   });
 });
+
+describe('hostile arguments', () => {
+  test('rope options are read once each', () => {
+    const attn = engines[1];
+    const args = mhaArgs({ seed: 60, tgtLen: 5, embedDim: 16, numHeads: 2, isCausal: true });
+    let reads = 0;
+    const rope = {
+      get dim() {
+        reads++;
+        return reads === 1 ? 4 : 3; // a second read would see an odd dim
+      },
+    };
+    const got = attn.multiHeadAttention({ ...args, rope });
+    expect(reads).toBe(1);
+    ref.expectClose(got.output, ref.multiHeadAttention({ ...args, rope: { dim: 4 } }).output, 'rope read once');
+  });
+
+  test('a Proxy of a cache, or an object posing as one, is not a cache', () => {
+    const attn = engines[1];
+    const args = mhaArgs({ seed: 61, tgtLen: 2, embedDim: 8, numHeads: 2 });
+    const { layer, inputs } = split(args);
+    const l = attn.createMultiHeadAttention(layer);
+    const cache = l.createKvCache({ maxLength: 4 });
+    for (const fake of [new Proxy(cache, {}), Object.create(cache), { length: 0, maxLength: 4, batch: 1 }]) {
+      expect(() => l.forward({ ...inputs, cache: fake })).toThrow(TypeError);
+    }
+    expect(cache.length).toBe(0);
+    l.forward({ ...inputs, cache });
+    expect(cache.length).toBe(2);
+    cache.dispose();
+    l.dispose();
+  });
+});
