@@ -229,3 +229,27 @@ describe('hostile arguments', () => {
     l.dispose();
   });
 });
+
+test('the scalar build (engines without WebAssembly SIMD) computes the decoder arguments and caches too', async () => {
+  const { createAttention } = require('wasm-attention');
+  const scalar = await createAttention({ simd: false, threads: 2 });
+  expect(scalar.info.simd).toBe(false);
+  for (const o of [CASES[3], CASES[11], CASES[15], CASES[16]]) {
+    for (const needWeights of [true, false]) {
+      const args = mhaArgs({ ...o, needWeights });
+      checkResult(scalar.multiHeadAttention(args), ref.multiHeadAttention(args), mhaDims(args), `scalar ${caseName(o)}`);
+    }
+  }
+  const full = mhaArgs({ seed: 62, tgtLen: 9, embedDim: 16, numHeads: 4, numKvHeads: 2, rope: true, alibi: true,
+    slidingWindow: 4, isCausal: true });
+  const { layer } = split(full);
+  const l = scalar.createMultiHeadAttention(layer);
+  const cache = l.createKvCache({ maxLength: 9 });
+  const first = l.forward({ query: full.query.subarray(0, 16 * 5), cache, isCausal: true }).output;
+  const rest = l.forward({ query: full.query.subarray(16 * 5), cache, isCausal: true, needWeights: false }).output;
+  const got = new Float32Array(9 * 16);
+  got.set(first);
+  got.set(rest, first.length);
+  ref.expectClose(got, ref.multiHeadAttention(full).output, 'scalar cache');
+  scalar.dispose();
+});
