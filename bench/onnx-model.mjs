@@ -2,6 +2,8 @@
 // onnxruntime-web peer: multi-head self-attention with PyTorch nn.MultiheadAttention weights.
 //   'contrib':  com.microsoft Attention (fused QKV projection + attention) → MatMul → Add
 //   'standard': MatMul/Add, Slice, Reshape, Transpose, MatMul, Softmax, MatMul, … (ai.onnx 17)
+// and a decoder layer with a KV cache: MatMul (Q, K, V) → com.microsoft GroupQueryAttention (past
+// K/V in, present K/V out) → MatMul (buildGqaModel).
 
 class Writer {
   constructor() { this.parts = []; this.len = 0; }
@@ -22,7 +24,7 @@ class Writer {
   finish() { const out = new Uint8Array(this.len); let o = 0; for (const p of this.parts) { out.set(p, o); o += p.length; } return out; }
 }
 
-const FLOAT = 1, INT64 = 7;
+const FLOAT = 1, INT32 = 6, INT64 = 7;
 
 function tensor(w, field, name, dims, data, dataType = FLOAT) {
   w.msg(field, (t) => {
@@ -35,11 +37,11 @@ function tensor(w, field, name, dims, data, dataType = FLOAT) {
   });
 }
 
-function valueInfo(w, field, name, dims) {
+function valueInfo(w, field, name, dims, elemType = FLOAT) {
   w.msg(field, (v) => {
     v.string(1, name);
     v.msg(2, (tp) => tp.msg(1, (tt) => {
-      tt.int(1, FLOAT);
+      tt.int(1, elemType);
       tt.msg(2, (sh) => { for (const d of dims) sh.msg(1, (dim) => dim.int(1, d)); });
     }));
   });
@@ -121,5 +123,41 @@ export function buildMhaModel(p, kind) {
   m.msg(7, graph);
   m.msg(8, (o) => { o.string(1, ''); o.int(2, 17); });
   if (kind === 'contrib') m.msg(8, (o) => { o.string(1, 'com.microsoft'); o.int(2, 1); });
+  return m.finish();
+}
+
+/**
+ * A decoder layer's step with a KV cache, for `tokens` new tokens after `past` cached ones.
+ * @param {object} p  { d, h, kvHeads, headDim, wq [h·hd, d], wk, wv [kvHeads·hd, d], wo [d, h·hd] }
+ * @returns {Uint8Array} inputs x [1, tokens, d], past_key / past_value [1, kvHeads, past, hd],
+ *   seqlens_k int32 [1] (= past + tokens − 1), total_sequence_length int32 []; output y [1, tokens, d]
+ */
+export function buildGqaModel(p, tokens, past) {
+  const { d, h, kvHeads, headDim: hd } = p;
+  const graph = (g) => {
+    node(g, 'MatMul', ['x', 'w_q'], ['q']);
+    node(g, 'MatMul', ['x', 'w_k'], ['k']);
+    node(g, 'MatMul', ['x', 'w_v'], ['v']);
+    node(g, 'GroupQueryAttention', ['q', 'k', 'v', 'past_key', 'past_value', 'seqlens_k', 'total_sequence_length'],
+      ['attn', 'present_key', 'present_value'], { num_heads: h, kv_num_heads: kvHeads }, 'com.microsoft');
+    node(g, 'MatMul', ['attn', 'w_o'], ['y']);
+    g.string(2, 'gqa');
+    tensor(g, 5, 'w_q', [d, h * hd], transpose2d(p.wq, h * hd, d));
+    tensor(g, 5, 'w_k', [d, kvHeads * hd], transpose2d(p.wk, kvHeads * hd, d));
+    tensor(g, 5, 'w_v', [d, kvHeads * hd], transpose2d(p.wv, kvHeads * hd, d));
+    tensor(g, 5, 'w_o', [h * hd, d], transpose2d(p.wo, d, h * hd));
+    valueInfo(g, 11, 'x', [1, tokens, d]);
+    valueInfo(g, 11, 'past_key', [1, kvHeads, past, hd]);
+    valueInfo(g, 11, 'past_value', [1, kvHeads, past, hd]);
+    valueInfo(g, 11, 'seqlens_k', [1], INT32);
+    valueInfo(g, 11, 'total_sequence_length', [], INT32);
+    valueInfo(g, 12, 'y', [1, tokens, d]);
+  };
+  const m = new Writer();
+  m.int(1, 8);
+  m.string(2, 'wasm-attention-bench');
+  m.msg(7, graph);
+  m.msg(8, (o) => { o.string(1, ''); o.int(2, 17); });
+  m.msg(8, (o) => { o.string(1, 'com.microsoft'); o.int(2, 1); });
   return m.finish();
 }

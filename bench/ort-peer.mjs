@@ -2,7 +2,7 @@
 // multi-head attention model built in memory (onnx-model.mjs). ort.env.wasm.numThreads is global
 // to a process and fixed when the first session is created, so each thread count needs its own
 // process.
-import { buildMhaModel } from './onnx-model.mjs';
+import { buildGqaModel, buildMhaModel } from './onnx-model.mjs';
 
 let ort;
 
@@ -38,5 +38,33 @@ export async function prepareOrt(p) {
   return {
     variants, errors,
     dispose: async () => { for (const s of Object.values(sessions)) await s.release(); },
+  };
+}
+
+/**
+ * A decoder step through GroupQueryAttention: `tokens` new tokens after `past` cached ones (the
+ * cache given as past_key / past_value inputs, as ORT-web runs it). Returns { run, dispose }; run:
+ * x [tokens, d] → Promise<Float32Array>.
+ */
+export async function prepareOrtDecode(p, tokens, past, pastKey, pastValue) {
+  // Its worker threads spin between runs by default, taking the cores our interleaved steps need on
+  // a 2-core machine; without spinning both sides get the same machine.
+  const s = await ort.InferenceSession.create(buildGqaModel(p, tokens, past),
+    { executionProviders: ['wasm'], graphOptimizationLevel: 'all', extra: { session: { intra_op: { allow_spinning: '0' } } } });
+  const shape = [1, p.kvHeads, past, p.headDim];
+  const feeds = {
+    past_key: new ort.Tensor('float32', pastKey, shape),
+    past_value: new ort.Tensor('float32', pastValue, shape),
+    seqlens_k: new ort.Tensor('int32', Int32Array.of(past + tokens - 1), [1]),
+    total_sequence_length: new ort.Tensor('int32', Int32Array.of(past + tokens), []),
+  };
+  return {
+    run: async (x) => {
+      const res = await s.run({ ...feeds, x: new ort.Tensor('float32', x, [1, tokens, p.d]) }, ['y']);
+      const y = res.y.data;
+      res.y.dispose?.();
+      return y;
+    },
+    dispose: () => s.release(),
   };
 }

@@ -4,7 +4,10 @@
 // process, interleaved per repetition; plus a SIMD128 peak probe, the first-call time and the peak
 // WebAssembly memory of a 16384-token forward (both in fresh child processes).
 //
-//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory]
+// Then the decode table (bench/decode.mjs, one child process per thread count): one new token
+// against a KV cache, and a prefill, against onnxruntime-web's GroupQueryAttention.
+//
+//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory,decode]
 //                      [--no-verify-big] [--json=bench/results.json]
 //   BENCH_ENGINE=/path/to/index.mjs overrides the engine (default: dist/index.mjs).
 import { spawn, spawnSync } from 'node:child_process';
@@ -327,6 +330,14 @@ if (!SKIP.has('memory') && !QUICK) {
   results.memory = await runChild([path.join(here, 'child.mjs'), 'memory'], 8 * 60e3);
 }
 
+if (!SKIP.has('decode')) {
+  results.decode = {};
+  for (const threads of [1, 2]) {
+    log(`bench: decode and prefill with a KV cache, ${threads} thread(s) (separate process) …`);
+    results.decode[threads] = await runChild([path.join(here, 'decode.mjs'), `--threads=${threads}`, ...(QUICK ? ['--quick'] : [])], 10 * 60e3);
+  }
+}
+
 // ---------------------------------------------------------------- report
 const rows = [];
 for (const s of SHAPES) {
@@ -452,6 +463,44 @@ if (results.memory) {
     + `${fmtMiB(m.after.memoryBytes)} (${fmtMiB(m.before.memoryBytes)} before the call; the call took ${fmtMs(m.ms)} ms = ${fmtNum(mhaFlops(16384, 512) / m.ms / 1e6)} GFLOP/s)`);
 }
 
+// decode table
+const decodeTargets = [];
+if (results.decode) {
+  const drows = [];
+  const speedups = [], bounds = [];
+  for (const [threads, r] of Object.entries(results.decode)) {
+    if (r.error) { drows.push(['', '', '', threads, 'n/a', 'n/a', '', '', '', '', r.error]); continue; }
+    const bandwidth = median(r.bandwidth);
+    for (const row of r.rows) {
+      const ours = row.ours?.median, ort = row.ort?.median;
+      const speedup = ours && ort ? ort / ours : null;
+      const decode = row.tokens === 1;
+      const boundMs = decode ? row.bytes / bandwidth * 1000 : null;
+      if (speedup != null) speedups.push([`${row.shape} ${decode ? `ctx ${row.ctx}` : `prefill ${row.tokens}`} ${threads}t`, speedup]);
+      if (decode && ours) bounds.push([`${row.shape} ctx ${row.ctx} ${threads}t`, ours / boundMs]);
+      drows.push([row.shape, decode ? String(row.ctx) : '0', String(row.tokens), threads, fmtMs(ours), row.ort?.error || row.ortError ? 'n/a' : fmtMs(ort),
+        speedup == null ? 'n/a' : fmtRatio(speedup), decode ? fmtMiB(row.bytes) : '', decode ? fmtMs(boundMs) : '',
+        decode && ours ? fmtRatio(ours / boundMs) : '',
+        row.agreesWithOrt === undefined ? (row.ortError ?? row.ort?.error ?? '') : row.agreesWithOrt ? 'agrees with ORT' : 'DIFFERS from ORT']);
+    }
+    drows.push(['', '', '', '', '', '', '', '', '', '', `copy bandwidth probe: ${fmtNum(bandwidth / 1e9)} GB/s`]);
+    drows.push(null);
+  }
+  drows.pop();
+  out.push('');
+  out.push('Decoding with a KV cache (prepared layer, needWeights false, no RoPE): one new token after `cache` tokens, or a');
+  out.push('prefill of `tokens` from an empty cache; onnxruntime-web: MatMul → com.microsoft GroupQueryAttention (past K/V fed');
+  out.push('as inputs) → MatMul, in the same process, interleaved. bytes: weights + cached K/V a step must read; bound: bytes ÷');
+  out.push('the copy-bandwidth probe of that process (one core copying 64 MiB; 2 cores may move more).');
+  out.push(renderTable(['shape', 'cache', 'tokens', 'thr', 'ours ms', 'ORT ms', 'ours × faster', 'bytes', 'bound ms', 'ours ÷ bound', 'note'],
+    drows, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
+  const all = (vals, ok) => (vals.length ? vals.every(([, v]) => ok(v)) : null);
+  decodeTargets.push(['decode and prefill ≥ 1.3× onnxruntime-web at equal threads', all(speedups, (v) => v >= 1.3),
+    speedups.map(([k, v]) => `${k} ${fmtRatio(v)}`).join(', ')]);
+  decodeTargets.push(['decode step within 1.5× of the bandwidth bound', all(bounds, (v) => v <= 1.5),
+    bounds.map(([k, v]) => `${k} ${fmtRatio(v)}`).join(', ')]);
+}
+
 const fmtRatio3 = (x) => (x == null || !Number.isFinite(x) ? 'n/a' : x.toFixed(3) + '×');
 // targets of issue 4
 const T = [];
@@ -491,6 +540,13 @@ results.targets = T.map(([target, status, detail]) => ({ target, status, detail 
 out.push('');
 out.push('Targets of issue 4 (from this run):');
 out.push(renderTable(['target', 'status', 'measured'], T, ['l', 'l', 'l']).split('\n').map((l) => '  ' + l).join('\n'));
+if (decodeTargets.length) {
+  const D = decodeTargets.map(([target, met, detail]) => [target, verdict(met), detail]);
+  results.decodeTargets = D.map(([target, status, detail]) => ({ target, status, detail }));
+  out.push('');
+  out.push('Targets of issue 9 (from this run):');
+  out.push(renderTable(['target', 'status', 'measured'], D, ['l', 'l', 'l']).split('\n').map((l) => '  ' + l).join('\n'));
+}
 if (notes.length) { out.push(''); out.push('Notes:'); for (const nt of notes) out.push('  ' + nt); }
 results.wallSeconds = (performance.now() - T0) / 1000;
 out.push('');

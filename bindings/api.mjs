@@ -3,7 +3,7 @@
 //
 // What both languages must agree on (status codes, mask kinds, the memory limit, every buffer
 // size) comes from the module: constants(), wireSlots(), layerBytes() and forwardSizes().
-import { Checker } from './checks.mjs';
+import { Checker, describe } from './checks.mjs';
 import { HeapScope, heapBytes, outOfMemory } from './heap.mjs';
 import {
   MHA_FORWARD_ARGS, MHA_LAYER_ARGS, SELF_FORWARD_ARGS, SELF_LAYER_ARGS,
@@ -23,14 +23,20 @@ const MASKS = [['attnMask', 'attn_mask_kind', 'attn_mask'], ['keyPaddingMask', '
 // in_proj_bias) are copied once and the three slots point into them.
 function layerTensors(layer) {
   const w = layer.weights;
-  return [w.wq, w.wk, w.wv, w.bq, w.bk, w.bv, w.wo, w.bo, w.packedIn, w.inBias].filter((t) => t);
+  return [w.wq, w.wk, w.wv, w.bq, w.bk, w.bv, w.wo, w.bo, w.packedIn, w.inBias, w.alibiSlopes].filter((t) => t);
 }
+
+// Positions (and so cache lengths) stay below 2^31: they travel as 32-bit integers.
+const MAX_POSITION = 2 ** 31;
 
 const sum = (values) => values.reduce((a, b) => a + b, 0);
 
 // The bits of a float32 (the scale slot).
 const floatBits = new Float32Array(1);
 const uintBits = new Uint32Array(floatBits.buffer);
+// The two 32-bit halves of a float64 (the RoPE base: angles are computed in double precision).
+const doubleBits = new Float64Array(1);
+const doubleHalves = new Uint32Array(doubleBits.buffer);
 
 export function makeApi(Module, info) {
   let M = Module; // null once the engine is disposed: its memory can then be collected
@@ -41,6 +47,8 @@ export function makeApi(Module, info) {
   const sizesOffset = Math.ceil((slots.count * 4) / 8) * 8;
   const wire = M._malloc(sizesOffset + 8 * sizeNames.length);
   const liveLayers = new Set(); // { handle } of every layer not yet disposed
+  const liveCaches = new Set(); // { handle } of every KV cache not yet disposed
+  const caches = new WeakMap(); // cache object → its record { handle, layer, batch, maxLength }
 
   function engine(fn) {
     if (M === null) throw new Error(`${fn}: this engine was disposed; create a new one with createAttention`);
@@ -85,6 +93,17 @@ export function makeApi(Module, info) {
     stage[slots.head_dim_qk] = layer.dk;
     stage[slots.head_dim_v] = layer.dv;
     stage[slots.out_projection] = layer.outProjection ? 1 : 0;
+    stage[slots.num_kv_heads] = layer.kvHeads;
+    stage[slots.out_dim] = layer.outDim;
+    stage[slots.alibi] = layer.alibi ? 1 : 0;
+    stage[slots.sliding_window] = layer.window;
+    if (layer.rope) {
+      stage[slots.rope_dim] = layer.rope.dim;
+      doubleBits[0] = layer.rope.base;
+      stage[slots.rope_base_lo] = doubleHalves[0];
+      stage[slots.rope_base_hi] = doubleHalves[1];
+      stage[slots.rope_interleaved] = layer.rope.interleaved ? 1 : 0;
+    }
   }
 
   function stageWeights(stage, scope, layer) {
@@ -92,14 +111,18 @@ export function makeApi(Module, info) {
     const put = (name, t) => (t ? scope.copy(name, t) : 0);
     stage[slots.wo] = put('outProjWeight', w.wo);
     stage[slots.bo] = put('outProjBias', w.bo);
-    const stageThree = (names, packedName, packed, stride, separate) => {
+    stage[slots.alibi_slopes] = put('alibi', w.alibiSlopes);
+    // Q, K, V rows packed in one tensor start at these byte offsets.
+    const stageThree = (names, packedName, packed, offsets, separate) => {
       const base = packed ? scope.copy(packedName, packed) : 0;
       names.forEach((name, i) => {
-        stage[slots[name]] = packed ? base + i * stride : put(name, separate[i]);
+        stage[slots[name]] = packed ? base + offsets[i] : put(name, separate[i]);
       });
     };
-    stageThree(['wq', 'wk', 'wv'], 'inProjWeight', w.packedIn, layer.qIn * layer.qIn * 4, [w.wq, w.wk, w.wv]);
-    stageThree(['bq', 'bk', 'bv'], 'inProjBias', w.inBias, layer.qIn * 4, [w.bq, w.bk, w.bv]);
+    const E = layer.qIn;
+    stageThree(['wq', 'wk', 'wv'], 'inProjWeight', w.packedIn, [0, 4 * E * E, 8 * E * E], [w.wq, w.wk, w.wv]);
+    const qWidth = layer.heads * layer.dk, kvWidth = layer.kvHeads * layer.dk;
+    stageThree(['bq', 'bk', 'bv'], 'inProjBias', w.inBias, [0, 4 * qWidth, 4 * (qWidth + kvWidth)], [w.bq, w.bk, w.bv]);
   }
 
   function stageShape(stage, f) {
@@ -112,6 +135,8 @@ export function makeApi(Module, info) {
     stage[slots.average_weights] = f.average ? 1 : 0;
     stage[slots.need_weights] = f.needWeights ? 1 : 0;
     stage[slots.intermediates] = f.returnIntermediates ? 1 : 0;
+    stage[slots.position_offset] = f.positionOffset;
+    stage[slots.cache] = f.cache ? f.cache.handle : 0;
   }
 
   const forwardInputs = (f) => {
@@ -212,7 +237,23 @@ export function makeApi(Module, info) {
       const why = record.engineDisposed ? ' (its engine was disposed)' : '';
       throw new Error(`${forwardName}: this layer was disposed${why}; create a new one`);
     };
+    // The cache argument of a forward: { handle, batch, maxLength, length } of a live cache of this
+    // layer, or null.
+    const cacheOf = (fc) => {
+      if (!fc.has('cache')) return null;
+      const cacheRecord = caches.get(fc.args.cache);
+      if (!cacheRecord) throw fc.typeError('cache', 'a KV cache made by layer.createKvCache', fc.args.cache);
+      cacheAlive(cacheRecord, forwardName);
+      if (cacheRecord.layer !== record) {
+        throw fc.rangeError('cache', 'a KV cache of this layer', 'a cache of another layer');
+      }
+      return { ...cacheRecord, length: M.kvCacheLength(cacheRecord.handle) };
+    };
     return {
+      createKvCache(cargs) {
+        alive();
+        return createKvCache(`${fn}().createKvCache`, record, layer, cargs);
+      },
       forward(fargs) {
         alive();
         const fc = new Checker(forwardName, fargs, known);
@@ -227,8 +268,10 @@ export function makeApi(Module, info) {
             fc.length(name, fc.tensor(name), length, formula);
           }
         }
-        const f = parseForward(fc, layer);
-        alive(); // a getter in the arguments may have disposed the layer or its engine
+        const cache = cacheOf(fc);
+        const f = parseForward(fc, layer, cache);
+        alive(); // a getter in the arguments may have disposed the layer, its engine or the cache
+        if (cache) cacheAlive(cache, forwardName);
         return run('layerForward', forwardName, layer, f, record.handle);
       },
       dispose() {
@@ -244,6 +287,74 @@ export function makeApi(Module, info) {
     };
   }
 
+  function cacheAlive(cacheRecord, fn) {
+    if (cacheRecord.handle !== 0 && cacheRecord.source.handle !== 0) return;
+    const why = cacheRecord.source.engineDisposed ? ' (its engine was disposed)' : '';
+    throw new Error(`${fn}: this KV cache was disposed${why}; create a new one with layer.createKvCache`);
+  }
+
+  // A KV cache of a prepared layer: memory for maxLength tokens of K and V, reserved once.
+  const createKvCache = (fn, layerRecord, layer, args) => withStage((stage) => {
+    const c = new Checker(fn, args, new Set(['maxLength', 'batch']));
+    const maxLength = c.size('maxLength');
+    const batch = c.size('batch', 1);
+    if (layer.kIn !== layer.qIn || layer.vIn !== layer.qIn) {
+      throw c.rangeError('layer', `one with kdim = vdim = embedDim = ${layer.qIn} for a KV cache (K and V come from the query)`, `kdim = ${layer.kIn}, vdim = ${layer.vIn}`);
+    }
+    if (maxLength > MAX_POSITION) throw c.rangeError('maxLength', `at most 2^31 = ${MAX_POSITION}`, maxLength);
+    if (layerRecord.handle === 0 || M === null) throw new Error(`${fn}: the layer was disposed`);
+    stageConfig(stage, layer);
+    stage[slots.batch] = batch;
+    stage[slots.max_length] = maxLength;
+    stage[slots.layer] = layerRecord.handle;
+    const needed = call(stage, 'kvCacheBytes');
+    if (needed > heapMaxBytes) throw outOfMemory(fn, needed, heapMaxBytes);
+    const handle = call(stage, 'createKvCache');
+    if (handle === 0) {
+      const status = M.HEAPU32[(wire >>> 2) + slots.status];
+      if (status === STATUS.outOfMemory) throw outOfMemory(fn, needed, heapMaxBytes);
+      throw new Error(`${fn}: internal error: the engine rejected the cache (status ${status})`);
+    }
+    // source: the record dispose() clears (shared by the copies cacheOf hands to a forward).
+    const cacheRecord = { handle, layer: layerRecord, batch, maxLength, engineDisposed: false };
+    cacheRecord.source = cacheRecord;
+    liveCaches.add(cacheRecord);
+    const cacheName = `${fn}()`;
+    const cache = {
+      get length() {
+        cacheAlive(cacheRecord, `${cacheName}.length`);
+        return M.kvCacheLength(handle);
+      },
+      get maxLength() {
+        return maxLength;
+      },
+      get batch() {
+        return batch;
+      },
+      truncate(n) {
+        const name = `${cacheName}.truncate`;
+        cacheAlive(cacheRecord, name);
+        const length = M.kvCacheLength(handle);
+        if (typeof n !== 'number') throw new TypeError(`${name}: n must be an integer from 0 to the length ${length}, got ${describe(n)}`);
+        if (!Number.isInteger(n) || n < 0 || n > length) {
+          throw new RangeError(`${name}: n must be an integer from 0 to the length ${length}, got ${n}`);
+        }
+        M.kvCacheTruncate(handle, n);
+      },
+      dispose() {
+        if (cacheRecord.handle === 0) return;
+        if (M !== null) M.destroyKvCache(cacheRecord.handle);
+        liveCaches.delete(cacheRecord);
+        cacheRecord.handle = 0;
+      },
+      get disposed() {
+        return cacheRecord.handle === 0;
+      },
+    };
+    caches.set(cache, cacheRecord);
+    return cache;
+  });
+
   // Releases the engine: its layers, its memory (the module is no longer referenced from here)
   // and, for a threaded engine, its worker threads. Later calls throw; a second dispose does nothing.
   function dispose() {
@@ -254,6 +365,12 @@ export function makeApi(Module, info) {
       record.engineDisposed = true;
     }
     liveLayers.clear();
+    for (const record of liveCaches) {
+      M.destroyKvCache(record.handle);
+      record.handle = 0;
+      record.engineDisposed = true;
+    }
+    liveCaches.clear();
     M._free(wire);
     if (M.PThread) M.PThread.terminateAllThreads();
     M = null;

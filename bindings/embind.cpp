@@ -1,7 +1,8 @@
 // The only C++ that knows Emscripten: a flat table of free functions for bindings/api.mjs.
 //
-// Arguments travel as one block of 32-bit slots in the heap (pointers, sizes, flags, one float)
-// written by the JavaScript wrapper: one cheap call instead of two dozen converted arguments.
+// Arguments travel as one block of 32-bit slots in the heap (pointers, sizes, flags, a float, a
+// double in two slots) written by the JavaScript wrapper: one cheap call instead of dozens of
+// converted arguments.
 // The slot names come from WA_SLOTS below and reach JavaScript through wireSlots(), so the two
 // sides cannot drift apart. Failures return a status code; no C++ exception crosses the boundary.
 #include <emscripten/bind.h>
@@ -27,7 +28,9 @@ namespace {
   X(batch) X(tgt_len) X(src_len) X(query) X(key) X(value)                                            \
   X(attn_mask_kind) X(attn_mask) X(attn_mask_per_head) X(key_padding_mask_kind) X(key_padding_mask)  \
   X(is_causal) X(scale) X(output) X(weights) X(average_weights) X(need_weights) X(intermediates)     \
-  X(i_q) X(i_k) X(i_v) X(i_scores) X(i_scaled_scores) X(i_attn_output)
+  X(i_q) X(i_k) X(i_v) X(i_scores) X(i_scaled_scores) X(i_attn_output)                               \
+  X(num_kv_heads) X(out_dim) X(rope_dim) X(rope_base_lo) X(rope_base_hi) X(rope_interleaved)          \
+  X(alibi) X(alibi_slopes) X(sliding_window) X(position_offset) X(cache) X(max_length)
 
 enum Slot : int {
 #define WA_ENUM(name) slot_##name,
@@ -58,6 +61,13 @@ wa::LayerConfig layer_config(Wire w) {
   config.head_dim_qk = w[slot_head_dim_qk];
   config.head_dim_v = w[slot_head_dim_v];
   config.out_projection = w[slot_out_projection] != 0;
+  config.num_kv_heads = w[slot_num_kv_heads];
+  config.out_dim = w[slot_out_dim];
+  config.rope.dim = w[slot_rope_dim];
+  std::memcpy(&config.rope.base, &w[slot_rope_base_lo], sizeof config.rope.base);  // a double in two slots
+  config.rope.interleaved = w[slot_rope_interleaved] != 0;
+  config.alibi = w[slot_alibi] != 0;
+  config.sliding_window = w[slot_sliding_window];
   return config;
 }
 
@@ -71,6 +81,7 @@ wa::Status init_layer(Wire w, wa::Layer& layer) {
   weights.bv = ptr<const float>(w, slot_bv);
   weights.wo = ptr<const float>(w, slot_wo);
   weights.bo = ptr<const float>(w, slot_bo);
+  weights.alibi_slopes = ptr<const float>(w, slot_alibi_slopes);
   return layer.init(layer_config(w), weights);
 }
 
@@ -87,6 +98,8 @@ int forward(Wire w, const wa::Layer& layer) {
   a.batch = w[slot_batch];
   a.tgt_len = w[slot_tgt_len];
   a.src_len = w[slot_src_len];
+  a.position_offset = w[slot_position_offset];
+  a.cache = ptr<wa::KvCache>(w, slot_cache);
   a.query = ptr<const float>(w, slot_query);
   a.key = ptr<const float>(w, slot_key);
   a.value = ptr<const float>(w, slot_value);
@@ -118,22 +131,21 @@ int oneShot(std::uintptr_t wire) {
   return s == wa::Status::ok ? forward(w, layer) : static_cast<int>(s);
 }
 
-// Returns a handle (0 on failure, with the reason in the status slot).
-std::uintptr_t createLayer(std::uintptr_t wire) {
+// A new T made ready by init(w, object): its handle, or 0 on failure with the reason in the status slot.
+template <class T, class Init>
+std::uintptr_t create(std::uintptr_t wire, Init init) {
   auto* w = reinterpret_cast<std::uint32_t*>(wire);
-  auto* layer = new (std::nothrow) wa::Layer();
-  if (!layer) {
-    w[slot_status] = static_cast<std::uint32_t>(wa::Status::out_of_memory);
-    return 0;
-  }
-  const wa::Status s = init_layer(w, *layer);
+  auto* object = new (std::nothrow) T();
+  const wa::Status s = object ? init(w, *object) : wa::Status::out_of_memory;
   w[slot_status] = static_cast<std::uint32_t>(s);
   if (s != wa::Status::ok) {
-    delete layer;
+    delete object;
     return 0;
   }
-  return reinterpret_cast<std::uintptr_t>(layer);
+  return reinterpret_cast<std::uintptr_t>(object);
 }
+
+std::uintptr_t createLayer(std::uintptr_t wire) { return create<wa::Layer>(wire, init_layer); }
 
 int layerForward(std::uintptr_t wire) {
   Wire w = reinterpret_cast<Wire>(wire);
@@ -141,6 +153,30 @@ int layerForward(std::uintptr_t wire) {
 }
 
 void destroyLayer(std::uintptr_t handle) { delete reinterpret_cast<wa::Layer*>(handle); }
+
+// A KV cache for the layer in the layer slot, of the batch and max_length slots. Returns a handle
+// (0 on failure, with the reason in the status slot).
+std::uintptr_t createKvCache(std::uintptr_t wire) {
+  return create<wa::KvCache>(wire, [](Wire w, wa::KvCache& cache) {
+    return cache.init(ptr<const wa::Layer>(w, slot_layer)->config(), w[slot_batch], w[slot_max_length]);
+  });
+}
+
+// Bytes createKvCache allocates, from the layer configuration, batch and max_length staged.
+double kvCacheBytes(std::uintptr_t wire) {
+  Wire w = reinterpret_cast<Wire>(wire);
+  return wa::KvCache::bytes(layer_config(w), w[slot_batch], w[slot_max_length]);
+}
+
+double kvCacheLength(std::uintptr_t handle) {
+  return static_cast<double>(reinterpret_cast<const wa::KvCache*>(handle)->length());
+}
+
+void kvCacheTruncate(std::uintptr_t handle, double length) {
+  reinterpret_cast<wa::KvCache*>(handle)->truncate(static_cast<std::size_t>(length));
+}
+
+void destroyKvCache(std::uintptr_t handle) { delete reinterpret_cast<wa::KvCache*>(handle); }
 
 // Sizes the wrapper checks against the memory limit before it allocates (from the layer and
 // forward sizes staged in the wire; no pointer is read). Counts in floats, the rest in bytes.
@@ -171,6 +207,7 @@ void forwardSizes(std::uintptr_t wire, std::uintptr_t out) {
   shape.weights = w[slot_need_weights] != 0;
   shape.average_weights = w[slot_average_weights] != 0;
   shape.intermediates = w[slot_intermediates] != 0;
+  shape.cached = w[slot_cache] != 0;
   const wa::ForwardSizes z = wa::Layer::forward_sizes(layer_config(w), shape);
   const std::size_t output = z.output, weights = z.weights, q = z.q, k = z.k, v = z.v, scores = z.scores,
                     scaledScores = z.scores, attnOutput = z.attn_output, workspaceBytes = z.workspace_bytes;
@@ -226,6 +263,11 @@ EMSCRIPTEN_BINDINGS(wasm_attention) {
   emscripten::function("createLayer", &createLayer);
   emscripten::function("layerForward", &layerForward);
   emscripten::function("destroyLayer", &destroyLayer);
+  emscripten::function("createKvCache", &createKvCache);
+  emscripten::function("kvCacheBytes", &kvCacheBytes);
+  emscripten::function("kvCacheLength", &kvCacheLength);
+  emscripten::function("kvCacheTruncate", &kvCacheTruncate);
+  emscripten::function("destroyKvCache", &destroyKvCache);
   emscripten::function("wireSlots", &wireSlots);
   emscripten::function("constants", &constants);
   emscripten::function("layerBytes", &layerBytes);

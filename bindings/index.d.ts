@@ -68,18 +68,34 @@ export interface SelfAttentionForwardArgs {
 
 export type SelfAttentionArgs = SelfAttentionLayerArgs & SelfAttentionForwardArgs;
 
+/** Rotary position embedding of Q and K (after their bias). */
+export interface RopeOptions {
+  /** Entries of each head vector that rotate, even, ≤ headDim. Default headDim. */ dim?: number;
+  /** φ = position·base^(−2k/dim). Default 10000. */ base?: number;
+  /** Pairs (x_2k, x_2k+1) as GPT-J; default false: (x_k, x_k+dim/2) as LLaMA / GPT-NeoX. */ interleaved?: boolean;
+}
+
 export interface MultiHeadAttentionLayerArgs {
   embedDim: number;
-  /** embedDim % numHeads must be 0. */ numHeads: number;
+  /** embedDim % numHeads must be 0 unless headDim is given. */ numHeads: number;
   /** Default embedDim. */ kdim?: number;
   /** Default embedDim. */ vdim?: number;
-  /** [3·embedDim, embedDim], rows Q then K then V. */ inProjWeight?: Tensor;
-  /** [embedDim, embedDim] */ qProjWeight?: Tensor;
-  /** [embedDim, kdim] */ kProjWeight?: Tensor;
-  /** [embedDim, vdim] */ vProjWeight?: Tensor;
-  /** [3·embedDim] */ inProjBias?: Tensor;
-  /** [embedDim, embedDim] */ outProjWeight: Tensor;
+  /** K/V heads (grouped-query; 1 = multi-query); divides numHeads. Default numHeads. */ numKvHeads?: number;
+  /** Width of one head. Default embedDim / numHeads. */ headDim?: number;
+  /** [3·embedDim, embedDim], rows Q then K then V (not with numKvHeads / headDim). */ inProjWeight?: Tensor;
+  /** [numHeads·headDim, embedDim] */ qProjWeight?: Tensor;
+  /** [numKvHeads·headDim, kdim] */ kProjWeight?: Tensor;
+  /** [numKvHeads·headDim, vdim] */ vProjWeight?: Tensor;
+  /** [(numHeads + 2·numKvHeads)·headDim] (3·embedDim without the decoder arguments) */ inProjBias?: Tensor;
+  /** [numHeads·headDim], instead of inProjBias. */ qProjBias?: Tensor;
+  /** [numKvHeads·headDim], instead of inProjBias. */ kProjBias?: Tensor;
+  /** [numKvHeads·headDim], instead of inProjBias. */ vProjBias?: Tensor;
+  /** [embedDim, numHeads·headDim] */ outProjWeight: Tensor;
   /** [embedDim] */ outProjBias?: Tensor;
+  /** Rotary embedding of Q and K by position. */ rope?: boolean | RopeOptions;
+  /** true: the ALiBi paper's slopes; or numHeads slopes. Adds slope_h·(j − pos(i)) to the scores. */
+  alibi?: boolean | Tensor;
+  /** Key j is masked for query i when pos(i) − j ≥ slidingWindow (an integer ≥ 1). */ slidingWindow?: number;
 }
 
 export interface MultiHeadAttentionForwardArgs {
@@ -90,13 +106,36 @@ export interface MultiHeadAttentionForwardArgs {
   /** Inferred from query's length when omitted. */ tgtLen?: number;
   /** Inferred from key's length when omitted. */ srcLen?: number;
   /** [tgtLen, srcLen] or [batch·numHeads, tgtLen, srcLen] */ attnMask?: Mask;
-  /** [batch, srcLen]: Uint8Array (1 = ignore this key) or Float32Array (added). */ keyPaddingMask?: Mask;
-  /** Key j > query i is masked. Default false. */ isCausal?: boolean;
-  /** Default 1 / sqrt(embedDim / numHeads). */ scale?: number;
+  /** [batch, srcLen] (cache.length columns with a cache): Uint8Array (1 = ignore this key) or Float32Array (added). */
+  keyPaddingMask?: Mask;
+  /** Key j > pos(i) = positionOffset + i is masked. Default false. */ isCausal?: boolean;
+  /** Default 1 / sqrt(headDim). */ scale?: number;
   /** Default true. */ needWeights?: boolean;
   /** Default true. */ averageAttnWeights?: boolean;
-  /** Extension: also return the engine's intermediate tensors. Default false. */
+  /** Extension: also return the engine's intermediate tensors (not with a cache). Default false. */
   returnIntermediates?: boolean;
+  /** Position of the first query token (keys are at 0 … srcLen−1). Default 0, or the cache's length. */
+  positionOffset?: number;
+  /**
+   * Prepared layers only: a cache of this layer. Then key and value are absent: the call appends the K
+   * and V of its own tokens and attends over every cached token (srcLen = cache.length after the call).
+   */
+  cache?: KvCache;
+}
+
+/** K and V of earlier tokens of a prepared layer, for incremental decoding. */
+export interface KvCache {
+  /** Tokens held. */ readonly length: number;
+  readonly maxLength: number;
+  readonly batch: number;
+  /** Keeps the first n tokens (0 ≤ n ≤ length). */ truncate(n: number): void;
+  /** Frees its memory; a forward with it afterwards throws. */ dispose(): void;
+  readonly disposed: boolean;
+}
+
+export interface KvCacheArgs {
+  /** Most tokens it holds (memory reserved once). */ maxLength: number;
+  /** Default 1. */ batch?: number;
 }
 
 export type MultiHeadAttentionArgs = MultiHeadAttentionLayerArgs & MultiHeadAttentionForwardArgs;
@@ -111,12 +150,13 @@ export interface SelfAttentionIntermediates {
 }
 
 export interface MultiHeadAttentionIntermediates {
-  /** [batch, tgtLen, embedDim]; head h is columns h·headDim … (h+1)·headDim−1. */ q: Float32Array;
-  /** [batch, srcLen, embedDim] */ k: Float32Array;
-  /** [batch, srcLen, embedDim] */ v: Float32Array;
+  /** [batch, tgtLen, numHeads·headDim]; head h is columns h·headDim … (h+1)·headDim−1 (rotated with rope). */
+  q: Float32Array;
+  /** [batch, srcLen, numKvHeads·headDim] */ k: Float32Array;
+  /** [batch, srcLen, numKvHeads·headDim] */ v: Float32Array;
   /** [batch, numHeads, tgtLen, srcLen]: Q·Kᵀ, unscaled and unmasked. */ scores: Float32Array;
   /** [batch, numHeads, tgtLen, srcLen]: scaled and masked, -Infinity where masked. */ scaledScores: Float32Array;
-  /** [batch, tgtLen, embedDim]: heads concatenated, before the output projection. */ attnOutput: Float32Array;
+  /** [batch, tgtLen, numHeads·headDim]: heads concatenated, before the output projection. */ attnOutput: Float32Array;
 }
 
 export interface SelfAttentionResult {
@@ -140,6 +180,10 @@ export interface PreparedLayer<Args, Result> {
   readonly disposed: boolean;
 }
 
+export interface MultiHeadAttentionLayer extends PreparedLayer<MultiHeadAttentionForwardArgs, MultiHeadAttentionResult> {
+  /** A KV cache of this layer (needs kdim = vdim = embedDim). */ createKvCache(args: KvCacheArgs): KvCache;
+}
+
 export interface MemoryStats {
   /** Bytes allocated in the WebAssembly heap now. */ heapInUse: number;
   /** Byte length of WebAssembly memory (it only grows). */ memoryBytes: number;
@@ -150,9 +194,7 @@ export interface Attention {
   selfAttention(args: SelfAttentionArgs): SelfAttentionResult;
   multiHeadAttention(args: MultiHeadAttentionArgs): MultiHeadAttentionResult;
   createSelfAttention(args: SelfAttentionLayerArgs): PreparedLayer<SelfAttentionForwardArgs, SelfAttentionResult>;
-  createMultiHeadAttention(
-    args: MultiHeadAttentionLayerArgs,
-  ): PreparedLayer<MultiHeadAttentionForwardArgs, MultiHeadAttentionResult>;
+  createMultiHeadAttention(args: MultiHeadAttentionLayerArgs): MultiHeadAttentionLayer;
   /** Extension: heap figures, for leak checks and memory budgets. */
   memoryStats(): MemoryStats;
   /**

@@ -1,17 +1,21 @@
 // Turns the public arguments (docs/API.md) into one internal description shared by both functions:
-//   layer   { qIn, kIn, vIn, heads, dk, dv, outProjection, weights: { wq, wk, wv, bq, bk, bv, wo, bo } }
+//   layer   { qIn, kIn, vIn, heads, kvHeads, dk, dv, outProjection, outDim, rope, alibi, window,
+//             weights: { wq, wk, wv, bq, bk, bv, wo, bo, packedIn, inBias, alibiSlopes } }
 //   forward { batch, tgtLen, srcLen, query, key, value, attnMask, keyPaddingMask, isCausal, scale,
-//             needWeights, average, returnIntermediates }
+//             needWeights, average, returnIntermediates, positionOffset, cache }
 // selfAttention is one head of width dK (dV for values) without an output projection.
 
-import { typedLength as len } from './checks.mjs';
+import { typedArrayName, typedLength as len } from './checks.mjs';
 
 export const SELF_LAYER_ARGS = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
 export const SELF_FORWARD_ARGS = ['x', 'seqLen', 'batch', 'isCausal', 'attnMask', 'scale', 'needWeights', 'returnIntermediates'];
 export const MHA_LAYER_ARGS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
-  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias'];
+  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias', 'numKvHeads', 'headDim', 'qProjBias', 'kProjBias',
+  'vProjBias', 'rope', 'alibi', 'slidingWindow'];
 export const MHA_FORWARD_ARGS = ['query', 'key', 'value', 'batch', 'tgtLen', 'srcLen', 'attnMask', 'keyPaddingMask',
-  'isCausal', 'scale', 'needWeights', 'averageAttnWeights', 'returnIntermediates'];
+  'isCausal', 'scale', 'needWeights', 'averageAttnWeights', 'returnIntermediates', 'positionOffset', 'cache'];
+// Positions stay below 2^31 (query positions positionOffset + i travel as 32-bit integers).
+const MAX_POSITION = 2 ** 31;
 
 export function selfLayer(c) {
   const dModel = c.size('dModel');
@@ -34,7 +38,8 @@ export function selfLayer(c) {
   c.length('bk', bk, dk, 'dK');
   c.length('bv', bv, dv, 'dV');
   return {
-    qIn: dModel, kIn: dModel, vIn: dModel, heads: 1, dk, dv, outProjection: false,
+    qIn: dModel, kIn: dModel, vIn: dModel, heads: 1, kvHeads: 1, dk, dv, outProjection: false, outDim: dv,
+    rope: null, alibi: false, window: 0,
     weights: { wq, wk, wv, bq, bk, bv, wo: null, bo: null, packedIn: null },
   };
 }
@@ -42,39 +47,100 @@ export function selfLayer(c) {
 export function mhaLayer(c) {
   const embedDim = c.size('embedDim');
   const numHeads = c.size('numHeads');
-  if (embedDim % numHeads !== 0) {
+  const decoder = c.has('numKvHeads') || c.has('headDim');
+  if (!c.has('headDim') && embedDim % numHeads !== 0) {
     throw c.rangeError('embedDim', `divisible by numHeads = ${numHeads}`, embedDim);
   }
   const kdim = c.size('kdim', embedDim);
   const vdim = c.size('vdim', embedDim);
+  const numKvHeads = c.size('numKvHeads', numHeads);
+  if (numHeads % numKvHeads !== 0) {
+    throw c.rangeError('numKvHeads', `a divisor of numHeads = ${numHeads}`, numKvHeads);
+  }
+  const headDim = c.size('headDim', embedDim / numHeads);
   const E = embedDim;
+  const qWidth = numHeads * headDim, kvWidth = numKvHeads * headDim;
   const weights = { wq: null, wk: null, wv: null, bq: null, bk: null, bv: null, wo: null, bo: null, packedIn: null };
   const separate = c.has('qProjWeight') || c.has('kProjWeight') || c.has('vProjWeight');
   if (c.has('inProjWeight') && separate) {
     throw new TypeError(`${c.fn}: give either inProjWeight or qProjWeight + kProjWeight + vProjWeight, not both`);
   }
-  if (separate || kdim !== E || vdim !== E) {
+  if (separate || kdim !== E || vdim !== E || decoder) {
     if (c.has('inProjWeight')) {
-      throw c.typeError('qProjWeight', `given (with kProjWeight, vProjWeight) when kdim or vdim differs from embedDim (kdim = ${kdim}, vdim = ${vdim}), instead of inProjWeight`, undefined);
+      const why = decoder ? 'numKvHeads or headDim is given' : `kdim or vdim differs from embedDim (kdim = ${kdim}, vdim = ${vdim})`;
+      throw c.typeError('qProjWeight', `given (with kProjWeight, vProjWeight) when ${why}, instead of inProjWeight`, undefined);
     }
     weights.wq = c.tensor('qProjWeight');
     weights.wk = c.tensor('kProjWeight');
     weights.wv = c.tensor('vProjWeight');
-    c.length('qProjWeight', weights.wq, E * E, `embedDim·embedDim = ${E}·${E}`);
-    c.length('kProjWeight', weights.wk, E * kdim, `embedDim·kdim = ${E}·${kdim}`);
-    c.length('vProjWeight', weights.wv, E * vdim, `embedDim·vdim = ${E}·${vdim}`);
+    c.length('qProjWeight', weights.wq, qWidth * E, decoder ? `numHeads·headDim·embedDim = ${numHeads}·${headDim}·${E}` : `embedDim·embedDim = ${E}·${E}`);
+    c.length('kProjWeight', weights.wk, kvWidth * kdim, decoder ? `numKvHeads·headDim·kdim = ${numKvHeads}·${headDim}·${kdim}` : `embedDim·kdim = ${E}·${kdim}`);
+    c.length('vProjWeight', weights.wv, kvWidth * vdim, decoder ? `numKvHeads·headDim·vdim = ${numKvHeads}·${headDim}·${vdim}` : `embedDim·vdim = ${E}·${vdim}`);
   } else {
     weights.packedIn = c.tensor('inProjWeight');
     c.length('inProjWeight', weights.packedIn, 3 * E * E, `3·embedDim·embedDim = 3·${E}·${E}`);
   }
+  const separateBias = c.has('qProjBias') || c.has('kProjBias') || c.has('vProjBias');
+  if (c.has('inProjBias') && separateBias) {
+    throw new TypeError(`${c.fn}: give either inProjBias or qProjBias / kProjBias / vProjBias, not both`);
+  }
   weights.inBias = c.tensor('inProjBias', { required: false });
-  c.length('inProjBias', weights.inBias, 3 * E, `3·embedDim = 3·${E}`);
+  if (decoder) {
+    c.length('inProjBias', weights.inBias, qWidth + 2 * kvWidth, `(numHeads + 2·numKvHeads)·headDim = (${numHeads} + 2·${numKvHeads})·${headDim}`);
+  } else {
+    c.length('inProjBias', weights.inBias, 3 * E, `3·embedDim = 3·${E}`);
+  }
+  weights.bq = c.tensor('qProjBias', { required: false });
+  weights.bk = c.tensor('kProjBias', { required: false });
+  weights.bv = c.tensor('vProjBias', { required: false });
+  c.length('qProjBias', weights.bq, qWidth, `numHeads·headDim = ${numHeads}·${headDim}`);
+  c.length('kProjBias', weights.bk, kvWidth, `numKvHeads·headDim = ${numKvHeads}·${headDim}`);
+  c.length('vProjBias', weights.bv, kvWidth, `numKvHeads·headDim = ${numKvHeads}·${headDim}`);
   weights.wo = c.tensor('outProjWeight');
-  c.length('outProjWeight', weights.wo, E * E, `embedDim·embedDim = ${E}·${E}`);
+  c.length('outProjWeight', weights.wo, E * qWidth, decoder ? `embedDim·numHeads·headDim = ${E}·${numHeads}·${headDim}` : `embedDim·embedDim = ${E}·${E}`);
   weights.bo = c.tensor('outProjBias', { required: false });
   c.length('outProjBias', weights.bo, E, `embedDim = ${E}`);
-  const headDim = E / numHeads;
-  return { qIn: E, kIn: kdim, vIn: vdim, heads: numHeads, dk: headDim, dv: headDim, outProjection: true, weights };
+  const alibi = parseAlibi(c, numHeads);
+  weights.alibiSlopes = alibi === true ? null : alibi;
+  return {
+    qIn: E, kIn: kdim, vIn: vdim, heads: numHeads, kvHeads: numKvHeads, dk: headDim, dv: headDim,
+    outProjection: true, outDim: E, rope: parseRope(c, headDim), alibi: alibi !== null,
+    window: c.has('slidingWindow') ? c.size('slidingWindow') : 0, weights,
+  };
+}
+
+// rope: true, or { dim = headDim, base = 10000, interleaved = false }; null when absent or false.
+export function parseRope(c, headDim) {
+  const v = c.args.rope;
+  if (v === undefined || v === null || v === false) return null;
+  if (v === true) {
+    if (headDim % 2 !== 0) throw c.rangeError('rope', `an object with an even dim (rope: true rotates all headDim = ${headDim} entries, which must be even)`, true);
+    return { dim: headDim, base: 10000, interleaved: false };
+  }
+  const expected = 'true or an object { dim, base, interleaved }';
+  if (typeof v !== 'object' || Array.isArray(v) || typedArrayName(v)) throw c.typeError('rope', expected, v);
+  const known = new Set(['dim', 'base', 'interleaved']);
+  for (const key of Object.keys(v)) {
+    if (!known.has(key)) throw new TypeError(`${c.fn}: unknown rope option ${key} (known: dim, base, interleaved)`);
+  }
+  const options = { dim: v.dim, base: v.base, interleaved: v.interleaved }; // each read once
+  const rc = Object.assign(Object.create(c), { args: { 'rope.dim': options.dim, 'rope.base': options.base, 'rope.interleaved': options.interleaved } });
+  const dim = rc.size('rope.dim', headDim);
+  if (dim % 2 !== 0 || dim > headDim) throw c.rangeError('rope.dim', `an even integer ≤ headDim = ${headDim}`, dim);
+  const base = rc.float32('rope.base', 10000);
+  if (!(base > 0)) throw c.rangeError('rope.base', 'a positive number', base);
+  return { dim, base, interleaved: rc.bool('rope.interleaved', false) };
+}
+
+// alibi: true (the paper's slopes), or numHeads slopes; null when absent or false.
+function parseAlibi(c, numHeads) {
+  const v = c.args.alibi;
+  if (v === undefined || v === null || v === false) return null;
+  if (v === true) return true;
+  if (typeof v !== 'object') throw c.typeError('alibi', 'true or a Float32Array of numHeads slopes', v);
+  const slopes = c.tensor('alibi');
+  c.length('alibi', slopes, numHeads, `numHeads = ${numHeads}`);
+  return slopes;
 }
 
 function attnMask(c, tgtLen, srcLen, batchHeads) {
@@ -106,21 +172,46 @@ export function selfForward(c, layer) {
   };
 }
 
-export function mhaForward(c, layer) {
-  const batch = c.size('batch', 1);
+export function mhaForward(c, layer, cache = null) {
   const { qIn: E, kIn: kdim, vIn: vdim, heads } = layer;
+  if (cache === null && c.has('cache')) {
+    throw c.typeError('cache', 'absent in a one-shot call (a KV cache serves prepared layers: createMultiHeadAttention().forward)', c.args.cache);
+  }
+  const batch = c.size('batch', cache ? cache.batch : 1);
+  if (cache && batch !== cache.batch) throw c.rangeError('batch', `${cache.batch}, the batch of the cache`, batch);
   const query = c.tensor('query');
-  const key = c.tensor('key', { required: false }) ?? query;
-  const value = c.tensor('value', { required: false }) ?? key;
+  if (cache) {
+    for (const name of ['key', 'value']) {
+      if (c.has(name)) throw c.typeError(name, 'absent with a cache (K and V come from query)', c.args[name]);
+    }
+    if (c.bool('returnIntermediates', false)) {
+      throw c.typeError('returnIntermediates', 'false or absent with a cache', true);
+    }
+  }
+  const key = cache ? query : c.tensor('key', { required: false }) ?? query;
+  const value = cache ? query : c.tensor('value', { required: false }) ?? key;
   const tgtLen = c.inferred('tgtLen', 'query', len(query), batch * E, `batch·embedDim = ${batch}·${E}`);
   c.length('query', query, batch * tgtLen * E, `batch·tgtLen·embedDim = ${batch}·${tgtLen}·${E}`);
-  const srcLen = c.inferred('srcLen', 'key', len(key), batch * kdim, `batch·kdim = ${batch}·${kdim}`);
-  c.length('key', key, batch * srcLen * kdim, `batch·srcLen·kdim = ${batch}·${srcLen}·${kdim}`);
-  c.length('value', value, batch * srcLen * vdim, `batch·srcLen·vdim = ${batch}·${srcLen}·${vdim}`);
+  let srcLen;
+  if (cache) {
+    srcLen = cache.length + tgtLen;
+    if (srcLen > cache.maxLength) {
+      throw c.rangeError('query', `at most ${cache.maxLength - cache.length} tokens: the cache holds ${cache.length} of maxLength = ${cache.maxLength}`, `${tgtLen} tokens`);
+    }
+    if (c.args.srcLen !== undefined && c.size('srcLen') !== srcLen) {
+      throw c.rangeError('srcLen', `cache.length + tgtLen = ${cache.length} + ${tgtLen} = ${srcLen} with a cache`, c.args.srcLen);
+    }
+  } else {
+    srcLen = c.inferred('srcLen', 'key', len(key), batch * kdim, `batch·kdim = ${batch}·${kdim}`);
+    c.length('key', key, batch * srcLen * kdim, `batch·srcLen·kdim = ${batch}·${srcLen}·${kdim}`);
+    c.length('value', value, batch * srcLen * vdim, `batch·srcLen·vdim = ${batch}·${srcLen}·${vdim}`);
+  }
   const keyPaddingMask = c.mask('keyPaddingMask');
   if (keyPaddingMask) {
-    c.length('keyPaddingMask', keyPaddingMask.data, batch * srcLen, `batch·srcLen = ${batch}·${srcLen}`);
+    const cols = cache ? `cache.length + tgtLen = ${srcLen}` : 'srcLen';
+    c.length('keyPaddingMask', keyPaddingMask.data, batch * srcLen, `batch·(${cols}) = ${batch}·${srcLen}`);
   }
+  const positionOffset = offset(c, cache ? cache.length : 0, tgtLen);
   return {
     batch, tgtLen, srcLen, query, key, value,
     attnMask: attnMask(c, tgtLen, srcLen, batch * heads),
@@ -130,7 +221,20 @@ export function mhaForward(c, layer) {
     needWeights: c.bool('needWeights', true),
     average: c.bool('averageAttnWeights', true),
     returnIntermediates: c.bool('returnIntermediates', false),
+    positionOffset,
+    cache,
   };
+}
+
+// positionOffset: an integer ≥ 0, positions stay below 2^31.
+function offset(c, fallback, tgtLen) {
+  const v = c.args.positionOffset;
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number') throw c.typeError('positionOffset', 'a non-negative integer', v);
+  if (!Number.isInteger(v) || v < 0 || v + tgtLen > MAX_POSITION) {
+    throw c.rangeError('positionOffset', `an integer from 0 to 2^31 − tgtLen = ${MAX_POSITION - tgtLen}`, v);
+  }
+  return v;
 }
 
 // The layer's arguments a forward may repeat (one object may serve both create and forward): each
@@ -145,19 +249,26 @@ export function layerTensorLengths(layer) {
     };
   }
   const E = qIn;
+  const qWidth = layer.heads * dk, kvWidth = layer.kvHeads * dk;
   return {
     inProjWeight: [3 * E * E, `3·embedDim·embedDim = 3·${E}·${E}`],
-    qProjWeight: [E * E, `embedDim·embedDim = ${E}·${E}`],
-    kProjWeight: [E * kIn, `embedDim·kdim = ${E}·${kIn}`],
-    vProjWeight: [E * vIn, `embedDim·vdim = ${E}·${vIn}`],
-    inProjBias: [3 * E, `3·embedDim = 3·${E}`],
-    outProjWeight: [E * E, `embedDim·embedDim = ${E}·${E}`],
+    qProjWeight: [qWidth * E, `numHeads·headDim·embedDim = ${qWidth}·${E}`],
+    kProjWeight: [kvWidth * kIn, `numKvHeads·headDim·kdim = ${kvWidth}·${kIn}`],
+    vProjWeight: [kvWidth * vIn, `numKvHeads·headDim·vdim = ${kvWidth}·${vIn}`],
+    inProjBias: [qWidth + 2 * kvWidth, `(numHeads + 2·numKvHeads)·headDim = ${qWidth + 2 * kvWidth}`],
+    qProjBias: [qWidth, 'numHeads·headDim'],
+    kProjBias: [kvWidth, 'numKvHeads·headDim'],
+    vProjBias: [kvWidth, 'numKvHeads·headDim'],
+    outProjWeight: [E * qWidth, `embedDim·numHeads·headDim = ${E}·${qWidth}`],
     outProjBias: [E, `embedDim = ${E}`],
   };
 }
 
 export function layerSizes(layer) {
   return layer.outProjection
-    ? { embedDim: layer.qIn, numHeads: layer.heads, kdim: layer.kIn, vdim: layer.vIn }
+    ? {
+      embedDim: layer.qIn, numHeads: layer.heads, kdim: layer.kIn, vdim: layer.vIn, numKvHeads: layer.kvHeads,
+      headDim: layer.dk, ...(layer.window ? { slidingWindow: layer.window } : {}),
+    }
     : { dModel: layer.qIn };
 }

@@ -26,6 +26,10 @@ How the expectations are computed:
     path is validated against nn.MultiheadAttention itself.
 * selfAttention (the seed's single head, no output projection): three float64 nn.Linear
   layers, Q·Kᵀ·scale + masks, softmax, ·V, fully masked rows zero.
+* Decoder-grade multiHeadAttention (dec-*.json, `decoder_mha`): what decoder models' own code does,
+  in float64 torch ops — grouped-query K/V heads repeated per query head (as LLaMA's `repeat_kv`),
+  RoPE by LLaMA / GPT-NeoX's `rotate_half` or GPT-J's `rotate_every_two` with their cos/sin tables,
+  BLOOM's ALiBi `get_slopes`, and causal / sliding-window masks by absolute positions.
 
 JSON: floats are written as float(x) (shortest round-trip repr, nothing rounded). A float mask's
 -inf is written as the string "-Infinity" (JSON has no infinities). Masks are
@@ -196,12 +200,13 @@ def torch_mha(p, query, key, value, E, H, kdim, vdim, bias, attn_mask, kpm, caus
     return out, w
 
 
+def mha_dims(c):
+    """A multi-head case's generator and sizes: Rand, batch, tgtLen, srcLen, embedDim, numHeads."""
+    return Rand(c['seed']), c.get('batch', 1), c['tgtLen'], c.get('srcLen', c['tgtLen']), c['embedDim'], c['numHeads']
+
+
 def make_mha(c):
-    r = Rand(c['seed'])
-    B = c.get('batch', 1)
-    L = c['tgtLen']
-    S = c.get('srcLen', L)
-    E, H = c['embedDim'], c['numHeads']
+    r, B, L, S, E, H = mha_dims(c)
     kdim, vdim = c.get('kdim', E), c.get('vdim', E)
     bias = c.get('bias', True)
     separate = kdim != E or vdim != E
@@ -314,6 +319,147 @@ def make_mha(c):
             'weightsShape': None if w is None else list(w.shape),
         },
     }
+
+
+# ----------------------------------------------------------------------------- decoder models
+
+def rotate_half(x):
+    """LLaMA / GPT-NeoX: (x1, x2) → (−x2, x1) over the two halves of the last axis."""
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def rotate_every_two(x):
+    """GPT-J: (x0, x1, x2, x3, …) → (−x1, x0, −x3, x2, …)."""
+    return torch.stack((-x[..., 1::2], x[..., 0::2]), dim=-1).flatten(-2)
+
+
+def apply_rope(x, positions, dim, base, interleaved):
+    """x [B, heads, len, hd]: the first dim entries rotated as the models do, the rest unchanged."""
+    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
+    freqs = torch.outer(positions.double(), inv_freq)  # [len, dim/2]
+    if interleaved:  # GPT-J: sin/cos repeated per pair
+        cos, sin = freqs.cos().repeat_interleave(2, dim=-1), freqs.sin().repeat_interleave(2, dim=-1)
+        rot = rotate_every_two
+    else:  # LLaMA: emb = cat(freqs, freqs)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = emb.cos(), emb.sin()
+        rot = rotate_half
+    xr = x[..., :dim]
+    return torch.cat((xr * cos + rot(xr) * sin, x[..., dim:]), dim=-1)
+
+
+def bloom_slopes(n):
+    """BLOOM's build_alibi_tensor slopes."""
+    def power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    m = 2 ** math.floor(math.log2(n))
+    return power_of_2(m) + bloom_slopes(2 * m)[0::2][:n - m]
+
+
+def make_decoder(c):
+    r, B, L, S, E, H = mha_dims(c)
+    Hkv, hd = c.get('numKvHeads', H), c.get('headDim', E // H)
+    kdim = c.get('kdim', E)
+    cross = S != L or kdim != E
+    off = c.get('positionOffset', 0)
+    query = r.uniform(B, L, E)
+    key = r.uniform(B, S, kdim) if cross else query
+    value = r.uniform(B, S, kdim) if cross else query
+    wq, wk, wv = r.weight(H * hd, E), r.weight(Hkv * hd, kdim), r.weight(Hkv * hd, kdim)
+    bq, bk, bv = r.uniform(H * hd, scale=0.5), r.uniform(Hkv * hd, scale=0.5), r.uniform(Hkv * hd, scale=0.5)
+    wo, bo = r.weight(E, H * hd), r.uniform(E, scale=0.5)
+    kpm = r.bool_mask(B, S) if c.get('keyPaddingMask') else None
+    d = lambda t: t.double()
+    # 1. project, split heads: [B, heads, len, hd]; rotate Q (at off + i) and K (at j)
+    q = F.linear(d(query), d(wq), d(bq)).view(B, L, H, hd).transpose(1, 2)
+    k = F.linear(d(key), d(wk), d(bk)).view(B, S, Hkv, hd).transpose(1, 2)
+    v = F.linear(d(value), d(wv), d(bv)).view(B, S, Hkv, hd).transpose(1, 2)
+    rope = c.get('rope')
+    if rope is not None:
+        ro = {} if rope is True else rope
+        dim, base, inter = ro.get('dim', hd), ro.get('base', 10000), ro.get('interleaved', False)
+        q = apply_rope(q, torch.arange(L) + off, dim, base, inter)
+        k = apply_rope(k, torch.arange(S), dim, base, inter)
+    # grouped-query: each K/V head repeated for its numHeads / numKvHeads query heads (LLaMA's repeat_kv)
+    rep_ = H // Hkv
+    k = k[:, :, None].expand(B, Hkv, rep_, S, hd).reshape(B, H, S, hd)
+    v = v[:, :, None].expand(B, Hkv, rep_, S, hd).reshape(B, H, S, hd)
+    # 2. scores + ALiBi + masks by position
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(hd)
+    pos_q = (torch.arange(L) + off).view(L, 1)
+    pos_k = torch.arange(S).view(1, S)
+    alibi = c.get('alibi')
+    if alibi is not None:
+        slopes = torch.tensor(bloom_slopes(H) if alibi is True else alibi, dtype=torch.float64)
+        s = s + slopes.view(1, H, 1, 1) * (pos_k - pos_q).double()
+    masked = torch.zeros(L, S, dtype=torch.bool)
+    if c.get('isCausal'):
+        masked |= pos_k > pos_q
+    if c.get('slidingWindow'):
+        masked |= pos_q - pos_k >= c['slidingWindow']
+    s = s.masked_fill(masked, float('-inf'))
+    if kpm is not None:
+        s = s.masked_fill(kpm.view(B, 1, 1, S), float('-inf'))
+    w = masked_softmax(s)
+    a = torch.matmul(w, v).transpose(1, 2).reshape(B, L, H * hd)
+    out = F.linear(a, d(wo), d(bo))
+    average = c.get('averageAttnWeights', True)
+    w = w.mean(dim=1) if average else w
+    check_finite(c['name'] + ' output', out)
+
+    args = {'query': flat(query)}
+    if cross:
+        args['key'], args['value'] = flat(key), flat(value)
+    args.update(embedDim=E, numHeads=H)
+    for name in ('batch', 'kdim', 'numKvHeads', 'headDim', 'positionOffset', 'slidingWindow', 'isCausal',
+                 'averageAttnWeights'):
+        if name in c:
+            args[name] = c[name]
+    if 'kdim' in c:
+        args['vdim'] = kdim
+    args.update(qProjWeight=flat(wq), kProjWeight=flat(wk), vProjWeight=flat(wv), qProjBias=flat(bq),
+                kProjBias=flat(bk), vProjBias=flat(bv), outProjWeight=flat(wo), outProjBias=flat(bo))
+    if rope is not None:
+        args['rope'] = rope
+    if alibi is not None:
+        args['alibi'] = alibi
+    if kpm is not None:
+        args['keyPaddingMask'] = enc_mask(kpm)
+    return {
+        'name': c['name'],
+        'description': c['desc'],
+        'fn': 'multiHeadAttention',
+        'source': 'decoder models\' code in torch float64 ops: repeat_kv, rotate_half / rotate_every_two, BLOOM slopes',
+        'args': args,
+        'expected': {
+            'output': flat(out),
+            'outputShape': list(out.shape),
+            'weights': flat(w),
+            'weightsShape': list(w.shape),
+        },
+    }
+
+
+DECODER_CASES = [
+    dict(name='dec-gqa', desc='grouped-query: 4 heads on 2 K/V heads, causal', seed=300, batch=2, tgtLen=5,
+         embedDim=16, numHeads=4, numKvHeads=2, isCausal=True),
+    dict(name='dec-mqa-rope-llama', desc='multi-query, LLaMA RoPE (rotate_half), offset 3', seed=301, tgtLen=6,
+         embedDim=16, numHeads=4, numKvHeads=1, rope=True, positionOffset=3, isCausal=True),
+    dict(name='dec-rope-gptj-partial', desc='GPT-J RoPE (rotate_every_two) on 4 of 8 entries, base 100', seed=302,
+         tgtLen=6, embedDim=16, numHeads=2, rope={'dim': 4, 'interleaved': True, 'base': 100}),
+    dict(name='dec-rope-llama-partial-headdim', desc='headDim 6 ≠ embedDim/numHeads, LLaMA RoPE on 4 entries',
+         seed=303, tgtLen=5, embedDim=12, numHeads=4, numKvHeads=2, headDim=6, rope={'dim': 4},
+         averageAttnWeights=False),
+    dict(name='dec-alibi-window', desc='BLOOM ALiBi for 6 heads, window 3, causal, padding', seed=304, batch=2,
+         tgtLen=7, embedDim=12, numHeads=6, alibi=True, slidingWindow=3, isCausal=True, keyPaddingMask=True),
+    dict(name='dec-cross-offset', desc='cross attention, kdim 5, offset 4, RoPE, GQA, slopes given', seed=305,
+         tgtLen=3, srcLen=7, kdim=5, embedDim=8, numHeads=4, numKvHeads=2, positionOffset=4, isCausal=True,
+         rope=True, alibi=[0.5, -0.25, 0.125, 1.0]),
+]
 
 
 # ----------------------------------------------------------------------------- selfAttention
@@ -504,7 +650,9 @@ def main():
     for c in SA_CASES:
         fx = make_sa(c)
         total += write(fx)
-    print(f'{len(MHA_CASES) + len(SA_CASES)} fixtures, {total} bytes in {os.path.normpath(OUT_DIR)}')
+    for c in DECODER_CASES:
+        total += write(make_decoder(c))
+    print(f'{len(MHA_CASES) + len(SA_CASES) + len(DECODER_CASES)} fixtures, {total} bytes in {os.path.normpath(OUT_DIR)}')
     if total > 1_500_000:
         sys.exit('fixtures exceed 1.5 MB')
 

@@ -10,6 +10,7 @@
 #include "kernels/f32-gemm.h"
 #include "kernels/f32-softmax.h"
 #include "parallel.h"
+#include "positions.h"
 
 namespace wa {
 namespace {
@@ -67,17 +68,27 @@ std::size_t attn_mask_offset(const ForwardArgs& a, std::size_t heads, std::size_
   return (a.attn_mask.per_head ? (b * heads + h) * a.tgt_len + i : i) * a.src_len;
 }
 
-// Whether a mask or causality masks key j for query i (what mask_scores sets to −inf).
-bool key_masked(const ForwardArgs& a, std::size_t heads, std::size_t b, std::size_t h, std::size_t i, std::size_t j) {
-  return (a.is_causal && j > i) || masks_out(a.attn_mask, attn_mask_offset(a, heads, b, h, i) + j) ||
+// Whether a mask, causality (key j > pos(i)) or the sliding window (pos(i) − j ≥ window) masks key
+// j for query i (what mask_scores sets to −inf).
+bool key_masked(const ForwardArgs& a, const LayerConfig& c, std::size_t b, std::size_t h, std::size_t i,
+                std::size_t j) {
+  const std::size_t pos = a.position_offset + i, window = c.sliding_window;
+  return (a.is_causal && j > pos) || (window && j + window <= pos) ||
+         masks_out(a.attn_mask, attn_mask_offset(a, c.num_heads, b, h, i) + j) ||
          masks_out(a.key_padding_mask, b * a.src_len + j);
 }
 
-// Query i's scores against keys [j0, j0 + n), in place: scaled, then the attention mask, the key
-// padding mask and causality (key j > query i) applied: bool → -inf, float → added.
-void mask_scores(const ForwardArgs& a, std::size_t heads, std::size_t b, std::size_t h, std::size_t i,
-                 std::size_t j0, float* row, std::size_t n, float scale) {
+// Query i's scores against keys [j0, j0 + n), in place: scaled, ALiBi's slope·(j − pos(i)) added,
+// then the attention mask, the key padding mask, causality and the window applied: bool → -inf,
+// float → added.
+void mask_scores(const ForwardArgs& a, const LayerConfig& c, double slope, std::size_t b, std::size_t h,
+                 std::size_t i, std::size_t j0, float* row, std::size_t n, float scale) {
+  const std::size_t heads = c.num_heads, pos = a.position_offset + i;
   if (scale != 1.0f) scale_row(row, n, scale);
+  if (slope != 0.0) {
+    const double distance0 = static_cast<double>(j0) - static_cast<double>(pos);
+    for (std::size_t j = 0; j < n; ++j) row[j] += static_cast<float>(slope * (distance0 + static_cast<double>(j)));
+  }
   const Mask& attn = a.attn_mask;
   if (attn.kind != MaskKind::none) {
     const std::size_t offset = attn_mask_offset(a, heads, b, h, i) + j0;
@@ -89,7 +100,10 @@ void mask_scores(const ForwardArgs& a, std::size_t heads, std::size_t b, std::si
     for (std::size_t j = 0; j < n; ++j) row[j] = masked_score(padding, offset + j, row[j]);
   }
   if (a.is_causal)
-    for (std::size_t j = i + 1 > j0 ? i + 1 - j0 : 0; j < n; ++j) row[j] = -INFINITY;
+    for (std::size_t j = pos + 1 > j0 ? pos + 1 - j0 : 0; j < n; ++j) row[j] = -INFINITY;
+  const std::size_t window = c.sliding_window;
+  if (window && pos >= window && pos - window + 1 > j0)  // keys j ≤ pos − window
+    std::fill(row, row + std::min(n, pos - window + 1 - j0), -INFINITY);
 }
 
 bool all_finite(const float* x, std::size_t n) {
@@ -106,15 +120,16 @@ struct Plan {
 };
 
 Plan plan_forward(const LayerConfig& c, const ForwardShape& f) {
-  const std::size_t L = f.tgt_len, S = f.src_len, H = c.num_heads, dk = c.head_dim_qk;
-  const std::size_t width_v = H * c.head_dim_v;
+  const std::size_t L = f.tgt_len, S = f.src_len, H = c.num_heads, dk = c.head_dim_qk, Hkv = c.kv_heads();
+  const std::size_t width_v = c.attn_width(), kv_rows = f.cached ? L : S;
   Plan p;
   // Weights and the teaching copies need whole score rows; otherwise the fused path runs.
   p.fused = !f.weights && !f.intermediates;
   const double macs = static_cast<double>(f.batch) *
-                      (static_cast<double>(L) * c.q_in * H * dk + static_cast<double>(S) * (c.k_in * H * dk + c.v_in * width_v) +
+                      (static_cast<double>(L) * c.q_in * H * dk +
+                       static_cast<double>(kv_rows) * (c.k_in * Hkv * dk + c.v_in * Hkv * c.head_dim_v) +
                        static_cast<double>(L) * S * H * (dk + c.head_dim_v) +
-                       (c.out_projection ? static_cast<double>(L) * width_v * width_v : 0.0));
+                       (c.out_projection ? static_cast<double>(L) * width_v * c.output_width() : 0.0));
   p.parallel = macs >= kMinParallelMacs;
   p.workers = p.parallel ? static_cast<std::size_t>(thread_count()) : 1;
   return p;
@@ -122,20 +137,35 @@ Plan plan_forward(const LayerConfig& c, const ForwardShape& f) {
 
 // The pieces of a forward's scratch, in floats, in the order Scratch::allocate carves them.
 struct ScratchSizes {
-  std::size_t q, k, v, packed_k, packed_v, scores, block_out, out_rows;
+  std::size_t q, k, v, packed_k, packed_v, scores, block_out, out_rows, attn_rows, rope_q, rope_k;
 };
+
+// Whether the heads' results need their own rows before the out projection (else they are gathered
+// in the output and projected in place): when the widths differ, and with a cache (few rows: the
+// out projection then splits columns over threads, which in place would overwrite rows still read).
+bool separate_attn_rows(const LayerConfig& c, const ForwardShape& f) {
+  return c.out_projection && (c.output_width() != c.attn_width() || f.cached);
+}
 
 ScratchSizes scratch_sizes(const LayerConfig& c, const ForwardShape& f, const Plan& p) {
   const std::size_t L = f.tgt_len, S = f.src_len, dk = c.head_dim_qk, dv = c.head_dim_v;
+  const std::size_t kv_rows = f.cached ? L : S;  // K and V rows this forward projects
   const std::size_t workers = p.workers;  // per-worker scratch: one set when the forward runs serially
-  return {L * dk,
-          S * dk,
-          S * dv,
-          packed_panel_floats(S, dk),
-          packed_panel_floats(dv, S),
+  const bool separate = separate_attn_rows(c, f);
+  // With a cache every head is projected at once (a decode step has work for threads only across
+  // heads); otherwise one query head and one K/V head at a time.
+  const std::size_t q_heads = f.cached ? c.num_heads : 1, kv_heads = f.cached ? c.kv_heads() : 1;
+  return {q_heads * L * dk,
+          kv_heads * kv_rows * dk,
+          kv_heads * kv_rows * dv,
+          f.cached ? 0 : packed_panel_floats(S, dk),  // with a cache, K and V are packed in it
+          f.cached ? 0 : packed_panel_floats(dv, S),
           workers * kRowBlock * (p.fused ? kKeyTile : S),
           p.fused ? workers * kRowBlock * dv : 0,
-          c.out_projection ? workers * kProjRows * c.num_heads * dv : 0};
+          c.out_projection && !separate ? workers * kProjRows * c.output_width() : 0,
+          separate ? L * c.attn_width() : 0,
+          L * c.rope.dim,
+          kv_rows * c.rope.dim};
 }
 
 // 64-byte alignment of each piece of the arena.
@@ -143,12 +173,44 @@ std::size_t aligned_floats(std::size_t n) { return (n + 15) / 16 * 16; }
 
 std::size_t arena_floats(const ScratchSizes& z) {
   std::size_t total = 0;
-  for (std::size_t n : {z.q, z.k, z.v, z.packed_k, z.packed_v, z.scores, z.block_out, z.out_rows})
+  for (std::size_t n : {z.q, z.k, z.v, z.packed_k, z.packed_v, z.scores, z.block_out, z.out_rows, z.attn_rows, z.rope_q,
+                        z.rope_k})
     total += aligned_floats(n);
   return total;
 }
 
 }  // namespace
+
+// What the attention of one query head reads: its Q rows and its K/V head, packed (in the scratch or
+// in a cache).
+struct HeadView {
+  const float* q = nullptr;  // [tgt_len, head_dim_qk], scaled unless teaching copies are wanted
+  const float* k = nullptr;  // [src_len, head_dim_qk] rows: the teaching copy of skipped scores
+  const float* keys_packed = nullptr;
+  const float* values_packed = nullptr;
+  std::size_t values_ld = 0;      // rows of each packed value panel
+  const float* values = nullptr;  // [src_len, head_dim_v] rows, for non-finite values
+  bool nonfinite = false;         // some value row holds a NaN or ±Inf (its packed copy is zeros)
+};
+
+// The query rows of one attention block: rows [i0, i0 + rows) of head h, or, stacked (a grouped-query
+// decode step), all L rows of `heads` consecutive heads from h that share one K/V head, so the
+// cached K and V are read once for the group: row r is then query r % L of head h + r / L.
+struct BlockRows {
+  std::size_t h = 0, heads = 1, i0 = 0, rows = 0, L = 0;
+  std::size_t head(std::size_t r) const { return heads > 1 ? h + r / L : h; }
+  std::size_t query(std::size_t r) const { return heads > 1 ? r % L : i0 + r; }
+  std::size_t i1() const { return heads > 1 ? L : i0 + rows; }
+};
+
+BlockRows head_block(std::size_t h, std::size_t blk, std::size_t L) {
+  BlockRows br;
+  br.h = h;
+  br.i0 = blk * kRowBlock;
+  br.rows = std::min(L, br.i0 + kRowBlock) - br.i0;
+  br.L = L;
+  return br;
+}
 
 // Per-head working memory, reused by every head and batch: linear in the sequence lengths.
 struct Scratch {
@@ -173,6 +235,8 @@ struct Scratch {
   float* scores = nullptr;     // per worker: kRowBlock rows of src_len scores (of kKeyTile when fused)
   float* block_out = nullptr;  // per worker: kRowBlock rows of the fused attention's running output
   float* out_rows = nullptr;   // per worker: kProjRows rows of the output projection
+  float* attn_rows = nullptr;  // [tgt_len, heads·head_dim_v] when the out projection changes the width
+  float *rope_q = nullptr, *rope_k = nullptr;  // cos/sin tables of the query and new key positions
   // Some value row of the current head holds a NaN or ±Inf: its packed copy is zeros, so a masked
   // key's 0·NaN does not reach the rows that never see it, and add_nonfinite_values adds it for
   // the rows that do.
@@ -184,13 +248,21 @@ struct Scratch {
     for (auto piece : {std::make_pair(&q, z.q), std::make_pair(&k, z.k), std::make_pair(&v, z.v),
                        std::make_pair(&packed_k, z.packed_k), std::make_pair(&packed_v, z.packed_v),
                        std::make_pair(&scores, z.scores), std::make_pair(&block_out, z.block_out),
-                       std::make_pair(&out_rows, z.out_rows)}) {
+                       std::make_pair(&out_rows, z.out_rows), std::make_pair(&attn_rows, z.attn_rows),
+                       std::make_pair(&rope_q, z.rope_q), std::make_pair(&rope_k, z.rope_k)}) {
       *piece.first = piece.second ? next : nullptr;
       next += aligned_floats(piece.second);
     }
     return true;
   }
 };
+
+KeyRange attended_keys(const ForwardArgs& a, const LayerConfig& c, std::size_t i0, std::size_t i1) {
+  const std::size_t off = a.position_offset, window = c.sliding_window;
+  const std::size_t end = a.is_causal ? std::min(a.src_len, off + i1) : a.src_len;
+  const std::size_t first = window && off + i0 + 1 > window ? off + i0 + 1 - window : 0;
+  return {std::min(first, end) / kPanelWidth * kPanelWidth, end};
+}
 
 ForwardShape shape_of(const ForwardArgs& a) {
   ForwardShape f;
@@ -200,14 +272,16 @@ ForwardShape shape_of(const ForwardArgs& a) {
   f.weights = a.weights != nullptr;
   f.average_weights = a.average_weights;
   f.intermediates = a.intermediates != nullptr;
+  f.cached = a.cache != nullptr;
   return f;
 }
 
 std::size_t Layer::weights_bytes(const LayerConfig& c) {
-  const std::size_t h = c.num_heads, width_v = h * c.head_dim_v;
-  std::size_t floats = projection_floats(h, c.head_dim_qk, c.q_in) + projection_floats(h, c.head_dim_qk, c.k_in) +
-                       projection_floats(h, c.head_dim_v, c.v_in);
-  if (c.out_projection) floats += projection_floats(1, width_v, width_v);
+  const std::size_t h = c.num_heads, kv = c.kv_heads(), width_v = c.attn_width();
+  std::size_t floats = projection_floats(h, c.head_dim_qk, c.q_in) + projection_floats(kv, c.head_dim_qk, c.k_in) +
+                       projection_floats(kv, c.head_dim_v, c.v_in);
+  if (c.out_projection) floats += projection_floats(1, c.output_width(), width_v);
+  if (c.alibi) floats += aligned_floats(h);
   return floats * sizeof(float);
 }
 
@@ -216,15 +290,15 @@ std::size_t Layer::workspace_bytes(const LayerConfig& c, const ForwardShape& f) 
 }
 
 ForwardSizes Layer::forward_sizes(const LayerConfig& c, const ForwardShape& f) {
-  const std::size_t B = f.batch, L = f.tgt_len, S = f.src_len, H = c.num_heads;
-  const std::size_t width_qk = H * c.head_dim_qk, width_v = H * c.head_dim_v;
+  const std::size_t B = f.batch, L = f.tgt_len, S = f.src_len, H = c.num_heads, Hkv = c.kv_heads();
+  const std::size_t width_v = c.attn_width();
   ForwardSizes z;
-  z.output = B * L * width_v;
+  z.output = B * L * c.output_width();
   z.weights = f.weights ? B * (f.average_weights ? 1 : H) * L * S : 0;
   if (f.intermediates) {
-    z.q = B * L * width_qk;
-    z.k = B * S * width_qk;
-    z.v = B * S * width_v;
+    z.q = B * L * H * c.head_dim_qk;
+    z.k = B * S * Hkv * c.head_dim_qk;
+    z.v = B * S * Hkv * c.head_dim_v;
     z.scores = B * H * L * S;  // and as many scaled scores
     z.attn_output = c.out_projection ? B * L * width_v : 0;
   }
@@ -234,30 +308,53 @@ ForwardSizes Layer::forward_sizes(const LayerConfig& c, const ForwardShape& f) {
 
 Status Layer::init(const LayerConfig& c, const LayerWeights& w) {
   if (c.q_in == 0 || c.k_in == 0 || c.v_in == 0 || c.num_heads == 0 || c.head_dim_qk == 0 ||
-      c.head_dim_v == 0 || !w.wq || !w.wk || !w.wv || (c.out_projection && !w.wo))
+      c.head_dim_v == 0 || !w.wq || !w.wk || !w.wv || (c.out_projection && !w.wo) ||
+      c.num_heads % c.kv_heads() != 0 || c.rope.dim % 2 != 0 || c.rope.dim > c.head_dim_qk ||
+      (c.rope.dim && !(c.rope.base > 0.0)))
     return Status::invalid_argument;
   config_ = c;
-  const std::size_t h = c.num_heads;
+  const std::size_t h = c.num_heads, kv = c.kv_heads();
   Status s = pack_projection(q_, w.wq, w.bq, h, c.head_dim_qk, c.q_in);
-  if (s == Status::ok) s = pack_projection(k_, w.wk, w.bk, h, c.head_dim_qk, c.k_in);
-  if (s == Status::ok) s = pack_projection(v_, w.wv, w.bv, h, c.head_dim_v, c.v_in);
-  if (s == Status::ok && c.out_projection) s = pack_projection(o_, w.wo, w.bo, 1, h * c.head_dim_v, h * c.head_dim_v);
+  if (s == Status::ok) s = pack_projection(k_, w.wk, w.bk, kv, c.head_dim_qk, c.k_in);
+  if (s == Status::ok) s = pack_projection(v_, w.wv, w.bv, kv, c.head_dim_v, c.v_in);
+  if (s == Status::ok && c.out_projection) s = pack_projection(o_, w.wo, w.bo, 1, c.output_width(), c.attn_width());
+  if (s == Status::ok && c.alibi) {
+    if (!alibi_.allocate(h)) return Status::out_of_memory;
+    if (w.alibi_slopes)
+      std::memcpy(alibi_.get(), w.alibi_slopes, h * sizeof(float));
+    else
+      alibi_slopes(h, alibi_.get());
+  }
   return s;
 }
 
-// 1. Project one head's Q, K, V and pack K and V as GEMM panels, in one parallel pass: row chunks
-//    of Q, K and V are independent tasks, and each K or V chunk is packed by the task that made it.
-void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s) const {
+// Key rows placed one by one into Q·Kᵀ panels (pack_transposed's layout) from key `j0` on: a cache
+// appends at any length, not only at panel boundaries.
+void place_keys(const float* k, std::size_t rows, std::size_t dk, float* packed, std::size_t j0) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t j = j0 + r;
+    float* dst = packed + (j / kPanelWidth) * kPanelWidth * dk + j % kPanelWidth;
+    for (std::size_t d = 0; d < dk; ++d) dst[d * kPanelWidth] = k[r * dk + d];
+  }
+}
+
+// 1. Project query head h's Q and, with with_kv, K/V head g's K and V and pack them, in one parallel
+//    pass: row chunks of Q, K and V are independent tasks, and each K or V chunk is rotated and
+//    packed by the task that made it.
+void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t g, bool with_kv,
+                         Scratch& s) const {
   const LayerConfig& c = config_;
   const std::size_t L = a.tgt_len, S = a.src_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads;
+  const std::size_t Hkv = c.kv_heads(), rope = c.rope.dim;
   const std::size_t q_rows = s.chunk(L), kv_rows = s.chunk(S);
-  const std::size_t q_tasks = ceil_div(L, q_rows), kv_tasks = ceil_div(S, kv_rows);
+  const std::size_t q_tasks = ceil_div(L, q_rows), kv_tasks = with_kv ? ceil_div(S, kv_rows) : 0;
   Intermediates* in = a.intermediates;
   s.run(q_tasks + 2 * kv_tasks, [&](std::size_t task, std::size_t) {
     if (task < q_tasks) {
       const std::size_t r0 = task * q_rows, rows = std::min(L, r0 + q_rows) - r0;
       float* q = s.q + r0 * dk;
       project_rows(q_, h, a.query + (b * L + r0) * c.q_in, rows, q);
+      if (rope) apply_rope(q, rows, dk, s.rope_q + r0 * rope, rope, c.rope.interleaved);
       for (std::size_t i = 0; in && in->q && i < rows; ++i)
         std::memcpy(in->q + (b * L + r0 + i) * H * dk + h * dk, q + i * dk, dk * sizeof(float));
       // Scaling Q (L·dk products) instead of the scores (L·S) saves a pass over every score row,
@@ -270,13 +367,14 @@ void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scr
     const std::size_t rows = std::min(S, r0 + kv_rows) - r0;
     if (is_key) {
       float* k = s.k + r0 * dk;
-      project_rows(k_, h, a.key + (b * S + r0) * c.k_in, rows, k);
+      project_rows(k_, g, a.key + (b * S + r0) * c.k_in, rows, k);
+      if (rope) apply_rope(k, rows, dk, s.rope_k + r0 * rope, rope, c.rope.interleaved);
       pack_transposed(k, rows, dk, dk, s.packed_k + r0 * dk);  // r0 is a multiple of 16
       for (std::size_t j = 0; in && in->k && j < rows; ++j)
-        std::memcpy(in->k + (b * S + r0 + j) * H * dk + h * dk, k + j * dk, dk * sizeof(float));
+        std::memcpy(in->k + (b * S + r0 + j) * Hkv * dk + g * dk, k + j * dk, dk * sizeof(float));
     } else {
       float* v = s.v + r0 * dv;
-      project_rows(v_, h, a.value + (b * S + r0) * c.v_in, rows, v);
+      project_rows(v_, g, a.value + (b * S + r0) * c.v_in, rows, v);
       pack_rows(v, rows, dv, dv, s.packed_v + r0 * kPanelWidth, S);
       for (std::size_t j = 0; j < rows; ++j) {
         if (all_finite(v + j * dv, dv)) continue;
@@ -285,125 +383,176 @@ void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scr
           std::fill_n(s.packed_v + p0 * S + (r0 + j) * kPanelWidth, kPanelWidth, 0.0f);
       }
       for (std::size_t j = 0; in && in->v && j < rows; ++j)
-        std::memcpy(in->v + (b * S + r0 + j) * H * dv + h * dv, v + j * dv, dv * sizeof(float));
+        std::memcpy(in->v + (b * S + r0 + j) * Hkv * dv + g * dv, v + j * dv, dv * sizeof(float));
     }
   });
 }
 
-// 2. Per block of query rows: scores → scale, mask → softmax → weights → P·V into attn_out.
-void Layer::attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const {
+// 1'. With a cache: every query head's Q and every K/V head's K and V of the call's own tokens, in
+//     one parallel pass (a decode step has one row: its work for threads is across heads). K and V
+//     are rotated, appended to the cache after its length, packed as the attention reads them.
+void Layer::project_cached(const ForwardArgs& a, std::size_t b, Scratch& s) const {
+  const LayerConfig& c = config_;
+  const std::size_t L = a.tgt_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads, Hkv = c.kv_heads();
+  const std::size_t rope = c.rope.dim;
+  KvCache& cache = *a.cache;
+  const std::size_t kv0 = cache.length_, ld_v = cache.max_length_;
+  const std::size_t chunk = s.chunk(L), chunks = ceil_div(L, chunk);
+  s.run((H + 2 * Hkv) * chunks, [&](std::size_t task, std::size_t) {
+    const std::size_t unit = task / chunks, r0 = (task % chunks) * chunk, rows = std::min(L, r0 + chunk) - r0;
+    const float* x = a.query + (b * L + r0) * c.q_in;
+    if (unit < H) {
+      float* q = s.q + (unit * L + r0) * dk;
+      project_rows(q_, unit, x, rows, q);
+      if (rope) apply_rope(q, rows, dk, s.rope_q + r0 * rope, rope, c.rope.interleaved);
+      scale_row(q, rows * dk, a.scale);
+    } else if (unit < H + Hkv) {
+      const std::size_t g = unit - H;
+      float* k = s.k + (g * L + r0) * dk;
+      project_rows(k_, g, x, rows, k);
+      if (rope) apply_rope(k, rows, dk, s.rope_k + r0 * rope, rope, c.rope.interleaved);
+      place_keys(k, rows, dk, cache.keys(b, g), kv0 + r0);
+    } else {
+      const std::size_t g = unit - H - Hkv;
+      float* v = s.v + (g * L + r0) * dv;
+      project_rows(v_, g, x, rows, v);
+      pack_rows(v, rows, dv, dv, cache.values(b, g) + (kv0 + r0) * kPanelWidth, ld_v);
+      std::memcpy(cache.value_rows(b, g) + (kv0 + r0) * dv, v, rows * dv * sizeof(float));
+    }
+  });
+  // A value row with a NaN or ±Inf: packed as zeros, and flagged (see Scratch::nonfinite_v).
+  for (std::size_t g = 0; g < Hkv; ++g)
+    for (std::size_t j = 0; j < L; ++j) {
+      if (all_finite(s.v + (g * L + j) * dv, dv)) continue;
+      cache.nonfinite_.get()[b * Hkv + g] = 1.0f;
+      for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
+        std::fill_n(cache.values(b, g) + p0 * ld_v + (kv0 + j) * kPanelWidth, kPanelWidth, 0.0f);
+    }
+}
+
+// 2. Query head h, rows [blk·kRowBlock, …): scores → scale, mask → softmax → weights → P·V into attn_out.
+void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t blk, std::size_t worker,
+                         const Scratch& s, const HeadView& view, float* attn_out) const {
   const LayerConfig& c = config_;
   const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
   const std::size_t width_v = H * dv;
   const float score_scale = a.intermediates ? a.scale : 1.0f;  // else folded into Q
+  const double slope = c.alibi ? alibi_.get()[h] : 0.0;
   Intermediates* in = a.intermediates;
-  s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
-    float* block_scores = s.scores + worker * kRowBlock * S;
-    bool attends[kRowBlock];  // false: every key masked, the row is zeros
-    const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
-    // Keys past the block's last query are all masked under causality: skip them.
-    const std::size_t keys = a.is_causal ? std::min(S, i1) : S;
-    gemm_packed(rows, keys, dk, s.q + i0 * dk, dk, s.packed_k, dk, nullptr, block_scores, S);
-    for (std::size_t r = 0; r < rows; ++r) {
-      const std::size_t i = i0 + r;
-      float* row = block_scores + r * S;
-      const std::size_t head_row = (b * H + h) * L + i;
-      if (in && in->scores) {
-        float* dst = in->scores + head_row * S;
-        std::memcpy(dst, row, keys * sizeof(float));
-        // Skipped causal keys were never multiplied; the teaching copy shows their product.
-        for (std::size_t j = keys; j < S; ++j) {
-          float dot = 0.0f;
-          for (std::size_t d = 0; d < dk; ++d) dot += s.q[i * dk + d] * s.k[j * dk + d];
-          dst[j] = dot;
-        }
+  float* block_scores = s.scores + worker * kRowBlock * S;
+  bool attends[kRowBlock];  // false: every key masked, the row is zeros
+  const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
+  // Keys that causality or the window mask for every query of the block are skipped.
+  const KeyRange keys = attended_keys(a, c, i0, i1);
+  const std::size_t first = keys.first, n = keys.end - keys.first;
+  gemm_packed(rows, n, dk, view.q + i0 * dk, dk, view.keys_packed + first * dk, dk, nullptr, block_scores + first, S);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t i = i0 + r;
+    float* row = block_scores + r * S;
+    const std::size_t head_row = (b * H + h) * L + i;
+    if (in && in->scores) {
+      float* dst = in->scores + head_row * S;
+      std::memcpy(dst + first, row + first, n * sizeof(float));
+      // Skipped keys were never multiplied; the teaching copy shows their product.
+      for (std::size_t j = 0; j < S; ++j) {
+        if (j == first) j = keys.end;
+        if (j >= S) break;
+        float dot = 0.0f;
+        for (std::size_t d = 0; d < dk; ++d) dot += view.q[i * dk + d] * view.k[j * dk + d];
+        dst[j] = dot;
       }
-      mask_scores(a, H, b, h, i, 0, row, keys, score_scale);
-      if (in && in->scaled_scores) {
-        float* dst = in->scaled_scores + head_row * S;
-        std::memcpy(dst, row, keys * sizeof(float));
-        std::fill(dst + keys, dst + S, -INFINITY);
-      }
-      attends[r] = softmax_row(row, keys);
-      if (a.weights) store_weights(a, b, h, i, row, keys);
     }
-    float* out = attn_out + i0 * width_v + h * dv;
-    gemm_packed(rows, dv, keys, block_scores, S, s.packed_v, S, nullptr, out, width_v);
-    if (s.nonfinite_v.load(std::memory_order_relaxed))
-      add_nonfinite_values(a, b, h, s, i0, rows, 0, keys, block_scores, S, attends, out, width_v);
-  });
+    mask_scores(a, c, slope, b, h, i, first, row + first, n, score_scale);
+    if (in && in->scaled_scores) {
+      float* dst = in->scaled_scores + head_row * S;
+      std::fill(dst, dst + S, -INFINITY);
+      std::memcpy(dst + first, row + first, n * sizeof(float));
+    }
+    attends[r] = softmax_row(row + first, n);
+    if (a.weights) store_weights(a, b, h, i, row, first, keys.end);
+  }
+  float* out = attn_out + i0 * width_v + h * dv;
+  gemm_packed(rows, dv, n, block_scores + first, S, view.values_packed + first * kPanelWidth, view.values_ld, nullptr,
+              out, width_v);
+  if (view.nonfinite)
+    add_nonfinite_values(a, b, head_block(h, blk, L), view, first, n, block_scores + first, S, attends, out, width_v);
 }
 
 // 2'. The same without weights, FlashAttention-style: key tiles of kKeyTile, a running max and
 //     sum per query row, the output rescaled when the max grows. No row ever holds all src_len
-//     scores, so memory and cache footprint stay flat as sequences grow.
-void Layer::attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const {
+//     scores, so memory and cache footprint stay flat as sequences grow; with a sliding window
+//     only the tiles inside it are visited.
+void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockRows& br, std::size_t worker,
+                               const Scratch& s, const HeadView& view, float* attn_out) const {
   const LayerConfig& c = config_;
-  const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
-  s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
-    float* tile = s.scores + worker * kRowBlock * kKeyTile;
-    float* out = s.block_out + worker * kRowBlock * dv;
-    float running_max[kRowBlock], running_sum[kRowBlock];
-    bool attends[kRowBlock];  // per tile: false when the row's keys so far are all masked
-    const std::size_t i0 = blk * kRowBlock, i1 = std::min(L, i0 + kRowBlock), rows = i1 - i0;
-    const std::size_t keys = a.is_causal ? std::min(S, i1) : S;
-    std::fill(out, out + rows * dv, 0.0f);
-    std::fill(running_max, running_max + rows, -INFINITY);
-    std::fill(running_sum, running_sum + rows, 0.0f);
-    for (std::size_t j0 = 0; j0 < keys; j0 += kKeyTile) {
-      const std::size_t tk = std::min(kKeyTile, keys - j0);
-      gemm_packed(rows, tk, dk, s.q + i0 * dk, dk, s.packed_k + j0 * dk, dk, nullptr, tile, kKeyTile);
-      for (std::size_t r = 0; r < rows; ++r) {
-        const std::size_t i = i0 + r;
-        float* row = tile + r * kKeyTile;
-        attends[r] = true;
-        if (std::isnan(running_sum[r])) {  // a NaN met earlier: the whole row is NaN
-          std::fill(row, row + tk, NAN);
-          continue;
-        }
-        mask_scores(a, H, b, h, i, j0, row, tk, 1.0f);
-        const float new_max = std::fmax(running_max[r], row_max(row, tk));
-        if (new_max == -INFINITY) {
-          // Every key so far masked: this tile adds nothing, unless a score is NaN (the max skips it).
-          const bool nan = has_nan(row, tk);
-          if (nan) running_sum[r] = NAN;
-          attends[r] = nan;
-          std::fill(row, row + tk, nan ? NAN : 0.0f);
-          continue;
-        }
-        const float rescale = running_max[r] == -INFINITY ? 0.0f : std::exp(running_max[r] - new_max);
-        running_sum[r] = running_sum[r] * rescale + exp_minus_max_sum(row, tk, new_max);
-        if (rescale != 1.0f) scale_row(out + r * dv, dv, rescale);
-        running_max[r] = new_max;
-      }
-      gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, s.packed_v + j0 * kPanelWidth, S, out, dv);
-      if (s.nonfinite_v.load(std::memory_order_relaxed))
-        add_nonfinite_values(a, b, h, s, i0, rows, j0, tk, tile, kKeyTile, attends, out, dv);
-    }
+  const std::size_t H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v;
+  float* tile = s.scores + worker * kRowBlock * kKeyTile;
+  float* out = s.block_out + worker * kRowBlock * dv;
+  float running_max[kRowBlock], running_sum[kRowBlock];
+  bool attends[kRowBlock];  // per tile: false when the row's keys so far are all masked
+  const std::size_t i0 = br.i0, rows = br.rows;
+  const KeyRange keys = attended_keys(a, c, i0, br.i1());
+  std::fill(out, out + rows * dv, 0.0f);
+  std::fill(running_max, running_max + rows, -INFINITY);
+  std::fill(running_sum, running_sum + rows, 0.0f);
+  for (std::size_t j0 = keys.first; j0 < keys.end; j0 += kKeyTile) {
+    const std::size_t tk = std::min(kKeyTile, keys.end - j0);
+    gemm_packed(rows, tk, dk, view.q + i0 * dk, dk, view.keys_packed + j0 * dk, dk, nullptr, tile, kKeyTile);
     for (std::size_t r = 0; r < rows; ++r) {
-      // A query whose every key is masked attends to nothing: zeros, not 0/0. A NaN sum stays NaN.
-      const float inv = running_sum[r] == 0.0f ? 0.0f : 1.0f / running_sum[r];
-      float* dst = attn_out + (i0 + r) * H * dv + h * dv;
-      for (std::size_t d = 0; d < dv; ++d) dst[d] = out[r * dv + d] * inv;
+      const std::size_t h = br.head(r), i = br.query(r);
+      float* row = tile + r * kKeyTile;
+      attends[r] = true;
+      if (std::isnan(running_sum[r])) {  // a NaN met earlier: the whole row is NaN
+        std::fill(row, row + tk, NAN);
+        continue;
+      }
+      mask_scores(a, c, c.alibi ? alibi_.get()[h] : 0.0, b, h, i, j0, row, tk, 1.0f);
+      const float new_max = std::fmax(running_max[r], row_max(row, tk));
+      if (new_max == -INFINITY) {
+        // Every key so far masked: this tile adds nothing, unless a score is NaN (the max skips it).
+        const bool nan = has_nan(row, tk);
+        if (nan) running_sum[r] = NAN;
+        attends[r] = nan;
+        std::fill(row, row + tk, nan ? NAN : 0.0f);
+        continue;
+      }
+      const float rescale = running_max[r] == -INFINITY ? 0.0f : std::exp(running_max[r] - new_max);
+      running_sum[r] = running_sum[r] * rescale + exp_minus_max_sum(row, tk, new_max);
+      if (rescale != 1.0f) scale_row(out + r * dv, dv, rescale);
+      running_max[r] = new_max;
     }
-  });
+    gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, view.values_packed + j0 * kPanelWidth, view.values_ld, out,
+                           dv);
+    if (view.nonfinite) add_nonfinite_values(a, b, br, view, j0, tk, tile, kKeyTile, attends, out, dv);
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    // A query whose every key is masked attends to nothing: zeros, not 0/0. A NaN sum stays NaN.
+    const float inv = running_sum[r] == 0.0f ? 0.0f : 1.0f / running_sum[r];
+    float* dst = attn_out + br.query(r) * H * dv + br.head(r) * dv;
+    for (std::size_t d = 0; d < dv; ++d) dst[d] = out[r * dv + d] * inv;
+  }
 }
 
-// Head h's softmax row for query i into the weights: per head, or summed into the head average.
+// Head h's softmax row for query i (keys [first, end) of row) into the weights: per head, or summed
+// into the head average.
 void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
-                          std::size_t keys) const {
+                          std::size_t first, std::size_t end) const {
   const std::size_t H = config_.num_heads, L = a.tgt_len, S = a.src_len;
   const bool average = a.average_weights && H > 1;
   float* dst = a.weights + (average ? b * L + i : (b * H + h) * L + i) * S;
-  // Keys past `keys` were skipped (causal): weight 0, or NaN in a NaN row (softmax_row makes a row
-  // with a NaN all NaN).
-  const bool nan_row = keys > 0 && std::isnan(row[0]);
+  // Keys outside [first, end) were skipped (causal, window): weight 0, or NaN in a NaN row
+  // (softmax_row makes a row with a NaN all NaN).
+  const bool nan_row = end > first && std::isnan(row[first]);
   if (!average || h == 0) {
-    std::memcpy(dst, row, keys * sizeof(float));
-    std::fill(dst + keys, dst + S, nan_row ? NAN : 0.0f);
+    std::fill(dst, dst + first, nan_row ? NAN : 0.0f);
+    std::memcpy(dst + first, row + first, (end - first) * sizeof(float));
+    std::fill(dst + end, dst + S, nan_row ? NAN : 0.0f);
   } else {
-    for (std::size_t j = 0; j < keys; ++j) dst[j] += row[j];
-    if (nan_row) std::fill(dst + keys, dst + S, NAN);
+    for (std::size_t j = first; j < end; ++j) dst[j] += row[j];
+    if (nan_row) {
+      std::fill(dst, dst + first, NAN);
+      std::fill(dst + end, dst + S, NAN);
+    }
   }
   if (average && h == H - 1)
     for (std::size_t j = 0; j < S; ++j) dst[j] /= static_cast<float>(H);
@@ -411,38 +560,99 @@ void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, st
 
 // A value row with a NaN or ±Inf was left out of the P·V product (its packed copy is zeros); this
 // adds p·v for it to the rows [i0, i0 + rows) that attend and do not mask it: so 0·NaN is NaN
-// exactly where a float64 evaluation has it. p: the rows' weights for keys [j0, j0 + keys).
-void Layer::add_nonfinite_values(const ForwardArgs& a, std::size_t b, std::size_t h, const Scratch& s,
-                                 std::size_t i0, std::size_t rows, std::size_t j0, std::size_t keys, const float* p,
-                                 std::size_t ldp, const bool* attends, float* out, std::size_t ldo) const {
+// exactly where a float64 evaluation has it. p: the block's rows' weights for keys [j0, j0 + keys).
+void Layer::add_nonfinite_values(const ForwardArgs& a, std::size_t b, const BlockRows& br, const HeadView& view,
+                                 std::size_t j0, std::size_t keys, const float* p, std::size_t ldp, const bool* attends,
+                                 float* out, std::size_t ldo) const {
   const std::size_t dv = config_.head_dim_v;
   for (std::size_t j = j0; j < j0 + keys; ++j) {
-    const float* v = s.v + j * dv;
+    const float* v = view.values + j * dv;
     if (all_finite(v, dv)) continue;
-    for (std::size_t r = 0; r < rows; ++r) {
-      if (!attends[r] || key_masked(a, config_.num_heads, b, h, i0 + r, j)) continue;
+    for (std::size_t r = 0; r < br.rows; ++r) {
+      if (!attends[r] || key_masked(a, config_, b, br.head(r), br.query(r), j)) continue;
       const float weight = p[r * ldp + (j - j0)];
       for (std::size_t d = 0; d < dv; ++d) out[r * ldo + d] += weight * v[d];
     }
   }
 }
 
-// 3. Output projection in place: each row chunk is read before it is overwritten.
-void Layer::project_output(std::size_t rows_total, Scratch& s, float* rows_inout) const {
-  const std::size_t width = o_.width;
-  const std::size_t chunk = s.chunk(rows_total);
-  s.run(ceil_div(rows_total, chunk), [&](std::size_t t, std::size_t worker) {
+// 3. Output projection, in place when in == out: each row chunk is read before it is overwritten.
+//    Not in place, few rows (a decode step) also split the columns, by whole panels, over threads.
+void Layer::project_output(std::size_t rows_total, Scratch& s, const float* in, float* out) const {
+  const std::size_t width = o_.width, in_width = o_.in;
+  const std::size_t chunk = s.chunk(rows_total), row_tasks = ceil_div(rows_total, chunk);
+  const std::size_t panels = ceil_div(width, kPanelWidth);
+  const std::size_t wanted = in != out && s.parallel ? std::min(panels, ceil_div(4 * s.workers, row_tasks)) : 1;
+  const std::size_t group = ceil_div(panels, wanted) * kPanelWidth, groups = ceil_div(width, group);
+  s.run(row_tasks * groups, [&](std::size_t t, std::size_t worker) {
+    const std::size_t r0 = (t / groups) * chunk, rows = std::min(rows_total, r0 + chunk) - r0;
+    if (in != out) {
+      const std::size_t c0 = (t % groups) * group, cols = std::min(width, c0 + group) - c0;
+      gemm_packed(rows, cols, in_width, in + r0 * in_width, in_width, o_.packed.get() + c0 * in_width, in_width,
+                  o_.bias.get() + c0, out + r0 * width + c0, width);
+      return;
+    }
     float* tmp = s.out_rows + worker * kProjRows * width;
-    const std::size_t r0 = t * chunk, rows = std::min(rows_total, r0 + chunk) - r0;
-    gemm_packed(rows, width, width, rows_inout + r0 * width, width, o_.packed.get(), width, o_.bias.get(), tmp, width);
-    std::memcpy(rows_inout + r0 * width, tmp, rows * width * sizeof(float));
+    gemm_packed(rows, width, in_width, in + r0 * in_width, in_width, o_.packed.get(), in_width, o_.bias.get(), tmp,
+                width);
+    std::memcpy(out + r0 * width, tmp, rows * width * sizeof(float));
+  });
+}
+
+// 2''. With a cache: every head's row blocks in one parallel pass, over the cached K and V. Averaged
+//      weights add the heads of a row in order, so then a task is a row block of every head.
+void Layer::attend_cached(const ForwardArgs& a, std::size_t b, Scratch& s, bool fused, float* attn_out) const {
+  const LayerConfig& c = config_;
+  const std::size_t L = a.tgt_len, H = c.num_heads, Hkv = c.kv_heads(), dk = c.head_dim_qk;
+  const KvCache& cache = *a.cache;
+  project_cached(a, b, s);
+  const auto view_of = [&](std::size_t h) {
+    const std::size_t g = h / (H / Hkv);
+    HeadView view;
+    view.q = s.q + h * L * dk;
+    view.keys_packed = cache.keys(b, g);
+    view.values_packed = cache.values(b, g);
+    view.values_ld = cache.max_length_;
+    view.values = cache.value_rows(b, g);
+    view.nonfinite = cache.nonfinite_.get()[b * Hkv + g] != 0.0f;
+    return view;
+  };
+  const std::size_t blocks = ceil_div(L, kRowBlock), group = H / Hkv;
+  if (fused && group > 1 && group * L <= kRowBlock) {  // a group's rows in one block: K and V read once
+    s.run(Hkv, [&](std::size_t g, std::size_t worker) {
+      BlockRows br;
+      br.h = g * group;
+      br.heads = group;
+      br.rows = group * L;
+      br.L = L;
+      attend_block_fused(a, b, br, worker, s, view_of(g * group), attn_out);
+    });
+    return;
+  }
+  if (!fused && a.average_weights && H > 1) {
+    s.run(blocks, [&](std::size_t blk, std::size_t worker) {
+      for (std::size_t h = 0; h < H; ++h) attend_block(a, b, h, blk, worker, s, view_of(h), attn_out);
+    });
+    return;
+  }
+  s.run(H * blocks, [&](std::size_t t, std::size_t worker) {
+    const std::size_t h = t / blocks, blk = t % blocks;
+    if (fused)
+      attend_block_fused(a, b, head_block(h, blk, L), worker, s, view_of(h), attn_out);
+    else
+      attend_block(a, b, h, blk, worker, s, view_of(h), attn_out);
   });
 }
 
 Status Layer::forward(const ForwardArgs& a) const {
   const LayerConfig& c = config_;
-  const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, width_v = H * c.head_dim_v;
-  if (L == 0 || S == 0 || a.batch == 0 || !a.query || !a.key || !a.value || !a.output || c.q_in == 0)
+  const std::size_t L = a.tgt_len, S = a.src_len, H = c.num_heads, Hkv = c.kv_heads(), group = H / Hkv;
+  const std::size_t width_v = c.attn_width(), out_width = c.output_width();
+  KvCache* cache = a.cache;
+  if (L == 0 || S == 0 || a.batch == 0 || !a.query || !a.output || c.q_in == 0) return Status::invalid_argument;
+  if (cache ? !cache->fits(c) || a.batch != cache->batch_ || cache->length_ + L != S || S > cache->max_length_ ||
+                  a.intermediates || c.k_in != c.q_in || c.v_in != c.q_in
+            : !a.key || !a.value)
     return Status::invalid_argument;
 
   const ForwardShape shape = shape_of(a);
@@ -452,23 +662,79 @@ Status Layer::forward(const ForwardArgs& a) const {
   s.parallel = plan.parallel;
   s.workers = plan.workers;
   if (!s.allocate(scratch_sizes(c, shape, plan))) return Status::out_of_memory;
+  if (c.rope.dim) {
+    rope_table(a.position_offset, L, c.rope.dim, c.rope.base, s.rope_q);
+    rope_table(cache ? cache->length_ : 0, cache ? L : S, c.rope.dim, c.rope.base, s.rope_k);
+  }
 
   for (std::size_t b = 0; b < a.batch; ++b) {
-    // With an out projection, the heads' results are gathered in `output` and projected in place.
-    float* attn_out = a.output + b * L * width_v;
-    for (std::size_t h = 0; h < H; ++h) {
-      s.nonfinite_v.store(false, std::memory_order_relaxed);
-      project_head(a, b, h, s);
-      if (fused)
-        attend_head_fused(a, b, h, s, attn_out);
-      else
-        attend_head(a, b, h, s, attn_out);
-    }
+    // With an out projection of the same width, the heads' results are gathered in `output` and
+    // projected in place.
+    float* attn_out = s.attn_rows ? s.attn_rows : a.output + b * L * width_v;
+    if (cache)
+      attend_cached(a, b, s, fused, attn_out);
+    else
+      for (std::size_t g = 0; g < Hkv; ++g) {
+        s.nonfinite_v.store(false, std::memory_order_relaxed);
+        // Query heads [g·group, (g+1)·group) share K/V head g, projected once with the first of them.
+        for (std::size_t h = g * group; h < (g + 1) * group; ++h) {
+          project_head(a, b, h, g, h == g * group, s);
+          HeadView view;
+          view.q = s.q;
+          view.k = s.k;
+          view.keys_packed = s.packed_k;
+          view.values_packed = s.packed_v;
+          view.values_ld = S;
+          view.values = s.v;
+          view.nonfinite = s.nonfinite_v.load(std::memory_order_relaxed);
+          s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
+            if (fused)
+              attend_block_fused(a, b, head_block(h, blk, L), worker, s, view, attn_out);
+            else
+              attend_block(a, b, h, blk, worker, s, view, attn_out);
+          });
+        }
+      }
     if (a.intermediates && a.intermediates->attn_output)
       std::memcpy(a.intermediates->attn_output + b * L * width_v, attn_out, L * width_v * sizeof(float));
-    if (c.out_projection) project_output(L, s, attn_out);
+    if (c.out_projection) project_output(L, s, attn_out, a.output + b * L * out_width);
   }
+  if (cache) cache->length_ = S;
   if (s.parallel) parallel_rest();
+  return Status::ok;
+}
+
+std::size_t KvCache::key_floats() const { return packed_panel_floats(max_length_, dk_); }
+std::size_t KvCache::value_floats() const { return packed_panel_floats(dv_, max_length_); }
+
+double KvCache::bytes(const LayerConfig& c, std::size_t batch, std::size_t max_length) {
+  const double heads = static_cast<double>(batch) * static_cast<double>(c.kv_heads());
+  const double rows = static_cast<double>(ceil_div(max_length, kPanelWidth) * kPanelWidth);
+  const double dv_panels = static_cast<double>(ceil_div(c.head_dim_v, kPanelWidth) * kPanelWidth);
+  const double per_head = rows * static_cast<double>(c.head_dim_qk) + dv_panels * static_cast<double>(max_length) +
+                          static_cast<double>(max_length) * static_cast<double>(c.head_dim_v) + 1.0;
+  return heads * per_head * sizeof(float);
+}
+
+bool KvCache::fits(const LayerConfig& c) const {
+  return kv_heads_ == c.kv_heads() && dk_ == c.head_dim_qk && dv_ == c.head_dim_v;
+}
+
+Status KvCache::init(const LayerConfig& c, std::size_t batch, std::size_t max_length) {
+  if (batch == 0 || max_length == 0 || c.head_dim_qk == 0 || c.head_dim_v == 0) return Status::invalid_argument;
+  kv_heads_ = c.kv_heads();
+  dk_ = c.head_dim_qk;
+  dv_ = c.head_dim_v;
+  batch_ = batch;
+  max_length_ = max_length;
+  length_ = 0;
+  const std::size_t heads = batch * kv_heads_;
+  if (!keys_.allocate(heads * key_floats()) || !values_.allocate(heads * value_floats()) ||
+      !value_rows_.allocate(heads * max_length * dv_) || !nonfinite_.allocate(heads))
+    return Status::out_of_memory;
+  // The key panels' unused lanes are read by the GEMM (and dropped): zeros, never garbage.
+  std::fill_n(keys_.get(), heads * key_floats(), 0.0f);
+  std::fill_n(nonfinite_.get(), heads, 0.0f);
   return Status::ok;
 }
 

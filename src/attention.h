@@ -6,10 +6,15 @@
 //
 // Layouts (row-major, batch first):
 //   query [batch, tgt_len, q_in]   key [batch, src_len, k_in]   value [batch, src_len, v_in]
-//   wq [heads·head_dim_qk, q_in]   wk [heads·head_dim_qk, k_in]   wv [heads·head_dim_v, v_in]
+//   wq [heads·head_dim_qk, q_in]   wk [kv_heads·head_dim_qk, k_in]   wv [kv_heads·head_dim_v, v_in]
 //   wo [out_dim, heads·head_dim_v] (nn.Linear: y = x·Wᵀ + b)
 //   output [batch, tgt_len, out_dim or heads·head_dim_v]
 //   weights [batch, heads, tgt_len, src_len], or [batch, tgt_len, src_len] when averaged
+//
+// Decoder features: query head h reads K/V head ⌊h·kv_heads/heads⌋ (grouped-query attention); query
+// i sits at position position_offset + i, key j at j; RoPE rotates Q and K by those positions;
+// ALiBi adds slope_h·(j − pos(i)) to the scaled score; a sliding window w masks key j when
+// pos(i) − j ≥ w. A KvCache holds the projected (rotated) K and V of earlier tokens.
 #pragma once
 
 #include <cstddef>
@@ -21,10 +26,25 @@ namespace wa {
 
 enum class Status : int { ok = 0, invalid_argument = 1, out_of_memory = 2 };
 
+struct RopeConfig {
+  std::size_t dim = 0;  // 0: no rotary embedding; else even, ≤ head_dim_qk
+  double base = 10000.0;
+  bool interleaved = false;
+};
+
 struct LayerConfig {
   std::size_t q_in = 0, k_in = 0, v_in = 0;
   std::size_t num_heads = 1, head_dim_qk = 0, head_dim_v = 0;
-  bool out_projection = false;  // out_dim = heads·head_dim_v when present
+  bool out_projection = false;
+  std::size_t num_kv_heads = 0;  // 0: num_heads; else divides num_heads
+  std::size_t out_dim = 0;       // of the out projection; 0: heads·head_dim_v
+  RopeConfig rope;
+  bool alibi = false;              // slopes from LayerWeights::alibi_slopes, or the paper's
+  std::size_t sliding_window = 0;  // 0: none
+
+  std::size_t kv_heads() const { return num_kv_heads ? num_kv_heads : num_heads; }
+  std::size_t attn_width() const { return num_heads * head_dim_v; }
+  std::size_t output_width() const { return out_projection && out_dim ? out_dim : attn_width(); }
 };
 
 struct LayerWeights {
@@ -36,6 +56,7 @@ struct LayerWeights {
   const float* bv = nullptr;
   const float* wo = nullptr;  // required when out_projection
   const float* bo = nullptr;
+  const float* alibi_slopes = nullptr;  // [num_heads]; null with alibi: the paper's slopes
 };
 
 enum class MaskKind : int { none = 0, boolean = 1, additive = 2 };
@@ -56,14 +77,18 @@ struct Intermediates {
   float* attn_output = nullptr;   // [batch, tgt_len, heads·head_dim_v], before the out projection
 };
 
+class KvCache;
+
 struct ForwardArgs {
-  std::size_t batch = 1, tgt_len = 0, src_len = 0;
+  std::size_t batch = 1, tgt_len = 0, src_len = 0;  // with a cache, src_len = its length + tgt_len
+  std::size_t position_offset = 0;                   // position of query 0
+  KvCache* cache = nullptr;  // K and V then come from query, are appended, and key/value are unused
   const float* query = nullptr;
   const float* key = nullptr;
   const float* value = nullptr;
   Mask attn_mask;
   Mask key_padding_mask;  // [batch, src_len]
-  bool is_causal = false;  // key j > query i is masked
+  bool is_causal = false;  // key j > pos(i) is masked
   float scale = 0.0f;
   float* output = nullptr;
   float* weights = nullptr;  // null: no weights wanted
@@ -77,9 +102,18 @@ struct ForwardShape {
   bool weights = false;        // attention weights wanted (ForwardArgs::weights non-null)
   bool average_weights = true;
   bool intermediates = false;  // ForwardArgs::intermediates non-null
+  bool cached = false;         // ForwardArgs::cache non-null
 };
 
 ForwardShape shape_of(const ForwardArgs& args);
+
+// The keys [first, end) that causality and the sliding window leave to some query of rows [i0, i1):
+// the attention skips the others (so a windowed forward costs O(L·w), not O(L·S)). first is rounded
+// down to a panel of the packed K.
+struct KeyRange {
+  std::size_t first, end;
+};
+KeyRange attended_keys(const ForwardArgs& args, const LayerConfig& config, std::size_t i0, std::size_t i1);
 
 // What a caller allocates for one forward (counts in floats) and what the forward allocates
 // itself (workspace, bytes). The binding checks these against the memory limit before it
@@ -92,6 +126,8 @@ struct ForwardSizes {
 };
 
 struct Scratch;
+struct HeadView;
+struct BlockRows;
 
 // Weights copied and packed for the GEMM kernel once.
 class Layer {
@@ -116,18 +152,48 @@ class Layer {
   };
 
  private:
-  void project_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s) const;
-  void attend_head(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const;
-  void attend_head_fused(const ForwardArgs& a, std::size_t b, std::size_t h, Scratch& s, float* attn_out) const;
+  void project_head(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t g, bool with_kv, Scratch& s) const;
+  void project_cached(const ForwardArgs& a, std::size_t b, Scratch& s) const;
+  void attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t blk, std::size_t worker,
+                    const Scratch& s, const HeadView& view, float* attn_out) const;
+  void attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockRows& rows, std::size_t worker,
+                          const Scratch& s, const HeadView& view, float* attn_out) const;
+  void attend_cached(const ForwardArgs& a, std::size_t b, Scratch& s, bool fused, float* attn_out) const;
   void store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
-                     std::size_t keys) const;
-  void project_output(std::size_t rows, Scratch& s, float* rows_inout) const;
-  void add_nonfinite_values(const ForwardArgs& a, std::size_t b, std::size_t h, const Scratch& s, std::size_t i0,
-                            std::size_t rows, std::size_t j0, std::size_t keys, const float* p, std::size_t ldp,
-                            const bool* attends, float* out, std::size_t ldo) const;
+                     std::size_t first, std::size_t end) const;
+  void project_output(std::size_t rows, Scratch& s, const float* in, float* out) const;
+  void add_nonfinite_values(const ForwardArgs& a, std::size_t b, const BlockRows& rows, const HeadView& view,
+                            std::size_t j0, std::size_t keys, const float* p, std::size_t ldp, const bool* attends,
+                            float* out, std::size_t ldo) const;
 
   LayerConfig config_;
   Projection q_, k_, v_, o_;
+  FloatBuffer alibi_;  // [num_heads] slopes when config_.alibi
+};
+
+// The K and V of earlier tokens, for every batch element and K/V head, packed as the attention
+// reads them: keys as Q·Kᵀ panels, values as P·V panels (and as rows, for non-finite values).
+class KvCache {
+ public:
+  Status init(const LayerConfig& config, std::size_t batch, std::size_t max_length);
+  static double bytes(const LayerConfig& config, std::size_t batch, std::size_t max_length);  // what init allocates
+  std::size_t length() const { return length_; }
+  std::size_t batch() const { return batch_; }
+  std::size_t max_length() const { return max_length_; }
+  void truncate(std::size_t n) { length_ = n < length_ ? n : length_; }
+  bool fits(const LayerConfig& config) const;
+
+ private:
+  friend class Layer;
+  std::size_t kv_heads_ = 0, dk_ = 0, dv_ = 0, batch_ = 0, max_length_ = 0, length_ = 0;
+  FloatBuffer keys_, values_, value_rows_, nonfinite_;  // nonfinite_: per (batch, K/V head), 0 or 1
+  std::size_t key_floats() const;
+  std::size_t value_floats() const;
+  float* keys(std::size_t b, std::size_t g) const { return keys_.get() + (b * kv_heads_ + g) * key_floats(); }
+  float* values(std::size_t b, std::size_t g) const { return values_.get() + (b * kv_heads_ + g) * value_floats(); }
+  float* value_rows(std::size_t b, std::size_t g) const {
+    return value_rows_.get() + (b * kv_heads_ + g) * max_length_ * dv_;
+  }
 };
 
 }  // namespace wa

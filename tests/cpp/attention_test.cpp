@@ -43,7 +43,7 @@ class Problem {
   }
 
   wa::LayerConfig config() const {
-    return {c_.q_in, c_.k_in, c_.v_in, c_.heads, c_.dk, c_.dv, c_.out_projection};
+    return wa_test::layer_config(c_.q_in, c_.k_in, c_.v_in, c_.heads, c_.dk, c_.dv, c_.out_projection);
   }
   wa::LayerWeights weights() const {
     const bool b = c_.biases;
@@ -156,7 +156,7 @@ TEST(Attention, ThreadCountDoesNotChangeABit) {
 
 TEST(Attention, RejectsEmptySizesAndMissingWeights) {
   wa::Layer layer;
-  EXPECT_EQ(layer.init({0, 1, 1, 1, 1, 1, false}, {}), wa::Status::invalid_argument);
+  EXPECT_EQ(layer.init(wa_test::layer_config(0, 1, 1, 1, 1, 1, false), {}), wa::Status::invalid_argument);
   Problem p(kCases[1]);
   ASSERT_EQ(layer.init(p.config(), p.weights()), wa::Status::ok);
   Result run;

@@ -22,7 +22,7 @@ struct Small {
     key = wa_test::random_vector(S * dim, 2);
     value = wa_test::random_vector(S * dim, 3);
     w = wa_test::random_vector(dim * dim * 3, 4, -0.5f, 0.5f);
-    const wa::LayerConfig config{dim, dim, dim, 1, dim, dim, false};
+    const wa::LayerConfig config = wa_test::layer_config(dim, dim, dim, 1, dim, dim, false);
     wa::LayerWeights weights;
     weights.wq = w.data();
     weights.wk = w.data() + dim * dim;
@@ -143,7 +143,7 @@ TEST(Robustness, InfinityInAValueGivesInfinityWhereItIsWeighed) {
 }
 
 TEST(Robustness, SizesAgreeWithTheShapes) {
-  const wa::LayerConfig c{16, 12, 20, 4, 4, 4, true};
+  const wa::LayerConfig c = wa_test::layer_config(16, 12, 20, 4, 4, 4, true);
   wa::ForwardShape f;
   f.batch = 3;
   f.tgt_len = 5;
@@ -170,7 +170,7 @@ TEST(Robustness, SizesAgreeWithTheShapes) {
 }
 
 TEST(Robustness, WorkspaceOfTheFusedPathIsFlatInTheKeyCount) {
-  const wa::LayerConfig c{64, 64, 64, 4, 16, 16, true};
+  const wa::LayerConfig c = wa_test::layer_config(64, 64, 64, 4, 16, 16, true);
   wa::ForwardShape f;
   f.tgt_len = 64;
   const auto bytes = [&](std::size_t S, bool weights) {

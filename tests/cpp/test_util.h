@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "attention.h"
+
 namespace wa_test {
 
 inline std::vector<float> random_vector(std::size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
@@ -30,6 +32,20 @@ inline ::testing::AssertionResult all_close(const std::vector<float>& got, const
                                            << " expected " << ref[i];
   }
   return ::testing::AssertionSuccess();
+}
+
+// A layer of the v1 fields (no decoder features): sizes, heads, head widths, out projection.
+inline wa::LayerConfig layer_config(std::size_t q_in, std::size_t k_in, std::size_t v_in, std::size_t heads,
+                                    std::size_t dk, std::size_t dv, bool out_projection) {
+  wa::LayerConfig c;
+  c.q_in = q_in;
+  c.k_in = k_in;
+  c.v_in = v_in;
+  c.num_heads = heads;
+  c.head_dim_qk = dk;
+  c.head_dim_v = dv;
+  c.out_projection = out_projection;
+  return c;
 }
 
 inline std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), v.end()}; }

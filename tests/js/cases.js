@@ -72,7 +72,10 @@ function saArgs(o) {
  * attnMask: 'bool2d' | 'float2d' | 'bool3d' | 'float3d', keyPaddingMask: 'bool' | 'float',
  * isCausal, scale, needWeights, averageAttnWeights, passLens (pass tgtLen/srcLen),
  * maskedRows: [[b, h, i], …] rows fully masked through a (3-D) attnMask,
- * paddedBatches: [b, …] batch elements whose every key is padded }.
+ * paddedBatches: [b, …] batch elements whose every key is padded;
+ * decoder: numKvHeads, headDim (either implies separate weights of those widths), separateBias
+ * (qProjBias / kProjBias / vProjBias instead of inProjBias), rope, alibi, slidingWindow,
+ * positionOffset — passed as given }.
  */
 function mhaArgs(o) {
   const rng = ref.mulberry32(o.seed ?? 1);
@@ -80,7 +83,9 @@ function mhaArgs(o) {
   const E = o.embedDim, H = o.numHeads;
   const L = o.tgtLen, S = o.srcLen ?? o.tgtLen;
   const kdim = o.kdim ?? E, vdim = o.vdim ?? E;
-  const separate = o.separate || kdim !== E || vdim !== E;
+  const decoder = o.numKvHeads !== undefined || o.headDim !== undefined;
+  const hd = o.headDim ?? E / H, qw = H * hd, kvw = (o.numKvHeads ?? H) * hd;
+  const separate = o.separate || kdim !== E || vdim !== E || decoder;
   const cross = o.cross || S !== L || kdim !== E || vdim !== E;
   const a = { query: ref.randomArray(rng, batch * L * E), embedDim: E, numHeads: H };
   if (cross) {
@@ -94,15 +99,23 @@ function mhaArgs(o) {
     a.tgtLen = L;
     a.srcLen = S;
   }
+  for (const name of ['numKvHeads', 'headDim', 'rope', 'alibi', 'slidingWindow', 'positionOffset']) {
+    if (o[name] !== undefined) a[name] = o[name];
+  }
   if (separate) {
-    a.qProjWeight = weight(rng, E, E);
-    a.kProjWeight = weight(rng, E, kdim);
-    a.vProjWeight = weight(rng, E, vdim);
+    a.qProjWeight = weight(rng, qw, E);
+    a.kProjWeight = weight(rng, kvw, kdim);
+    a.vProjWeight = weight(rng, kvw, vdim);
   } else {
     a.inProjWeight = weight(rng, 3 * E, E);
   }
-  if (o.bias) a.inProjBias = ref.randomArray(rng, 3 * E, 0.5);
-  a.outProjWeight = weight(rng, E, E);
+  if (o.bias) a.inProjBias = ref.randomArray(rng, qw + 2 * kvw, 0.5);
+  if (o.separateBias) {
+    a.qProjBias = ref.randomArray(rng, qw, 0.5);
+    a.kProjBias = ref.randomArray(rng, kvw, 0.5);
+    a.vProjBias = ref.randomArray(rng, kvw, 0.5);
+  }
+  a.outProjWeight = weight(rng, E, qw);
   if (o.outBias) a.outProjBias = ref.randomArray(rng, E, 0.5);
   if (o.attnMask) {
     const kind = o.attnMask.startsWith('bool') ? 'bool' : 'float';
@@ -137,7 +150,7 @@ function mhaArgs(o) {
 function caseName(o) {
   return Object.entries(o)
     .filter(([k]) => k !== 'seed')
-    .map(([k, v]) => `${k}=${Array.isArray(v) ? JSON.stringify(v) : v}`)
+    .map(([k, v]) => `${k}=${Array.isArray(v) || (v && v.constructor === Object) ? JSON.stringify(v) : v}`)
     .join(' ');
 }
 

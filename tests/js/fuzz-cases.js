@@ -7,7 +7,11 @@
 // every mask kind (bool/float, 2-D/3-D attnMask, bool/float keyPaddingMask, causal), weights
 // averaged or per head or none (the fused path), a custom scale, and now and then a NaN or ±Inf in
 // one input element (which must propagate as IEEE arithmetic says) or a case big enough to run on
-// both threads.
+// both threads. Multi-head cases also draw the decoder arguments now and then (grouped-query heads,
+// headDim, separate biases, RoPE, ALiBi, a sliding window, a position offset), from a generator of
+// their own, so the v1 arguments of every case stay what they were; a prepared self-attention case
+// may run through a KV cache in two chunks (`cached`: the tokens before it), each chunk checked
+// against the reference of its queries over the keys so far.
 const ref = require('./reference');
 const { saArgs, mhaArgs, saDims, mhaDims, caseName } = require('./cases');
 
@@ -57,12 +61,37 @@ function randomCase(seed, index) {
   if (chance(rng, 0.2)) o.passLens = true;
   if (chance(rng, 0.4)) o.attnMask = pickFrom(rng, ['bool2d', 'float2d', 'bool3d', 'float3d']);
   if (chance(rng, 0.35)) o.keyPaddingMask = pickFrom(rng, ['bool', 'float']);
-  return { kind: 'multiHeadAttention', o, prepared, threads, poison };
+  const drng = ref.mulberry32((seed * 7919 + index * 1000003) >>> 0);
+  decoderArgs(drng, o);
+  const c = { kind: 'multiHeadAttention', o, prepared, threads, poison };
+  const selfAttention = !o.cross && o.kdim === undefined && o.vdim === undefined && o.srcLen === tgtLen;
+  if (prepared && selfAttention && !o.attnMask && o.positionOffset === undefined && tgtLen >= 2 && chance(drng, 0.8)) {
+    c.cached = 1 + Math.floor(drng() * (tgtLen - 1));
+    delete o.passLens;
+  }
+  return c;
+}
+
+/** Adds decoder arguments to a multi-head case o (about half the cases get some). */
+function decoderArgs(rng, o) {
+  if (chance(rng, 0.5)) return;
+  const H = o.numHeads;
+  if (chance(rng, 0.4)) o.numKvHeads = pickFrom(rng, [...Array(H).keys()].map((k) => k + 1).filter((k) => H % k === 0));
+  if (chance(rng, 0.3)) o.headDim = int(rng, 1, 6);
+  if (!o.bias && chance(rng, 0.3)) o.separateBias = true;
+  const hd = o.headDim ?? o.embedDim / H;
+  if (chance(rng, 0.3) && hd >= 2) {
+    o.rope = chance(rng, 0.4) && hd % 2 === 0 ? true : { dim: 2 * int(rng, 1, Math.floor(hd / 2)), interleaved: chance(rng, 0.5), base: pickFrom(rng, [10000, 500, 1e6]) };
+  }
+  if (chance(rng, 0.3)) o.alibi = true;
+  if (chance(rng, 0.3)) o.slidingWindow = int(rng, 1, 8);
+  if (chance(rng, 0.3)) o.positionOffset = int(rng, 0, 20);
 }
 
 const SA_LAYER = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
 const MHA_LAYER = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
-  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias'];
+  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias', 'numKvHeads', 'headDim', 'qProjBias', 'kProjBias',
+  'vProjBias', 'rope', 'alibi', 'slidingWindow'];
 const split = (args, layerKeys) => {
   const layer = {}, inputs = {};
   for (const [k, v] of Object.entries(args)) (layerKeys.includes(k) ? layer : inputs)[k] = v;
@@ -91,12 +120,48 @@ function checkOne(got, want, dims, label) {
   }
 }
 
+/** Tokens [t0, t0 + n) of every batch element of a [batch, T, width] tensor. */
+function tokens(t, batch, T, width, t0, n) {
+  const out = new t.constructor(batch * n * width);
+  for (let b = 0; b < batch; b++) out.set(t.subarray((b * T + t0) * width, (b * T + t0 + n) * width), b * n * width);
+  return out;
+}
+
+/**
+ * A prepared self-attention case through a KV cache: tokens [0, t0) then [t0, T). Chunk k's result
+ * is the reference's for its queries (at positions from where it starts) over every key so far.
+ */
+function runCached(attn, c, args, name) {
+  const { layer, inputs } = split(args, MHA_LAYER);
+  const batch = args.batch ?? 1, E = args.embedDim, T = args.query.length / (batch * E), t0 = c.cached;
+  const l = attn.createMultiHeadAttention(layer);
+  const outputs = [];
+  let cache = null;
+  try {
+    cache = l.createKvCache({ maxLength: T, batch });
+    for (const [start, n] of [[0, t0], [t0, T - t0]]) {
+      const query = tokens(args.query, batch, T, E, start, n);
+      const keys = tokens(args.query, batch, T, E, 0, start + n);
+      const kpm = args.keyPaddingMask ? tokens(args.keyPaddingMask, batch, T, 1, 0, start + n) : undefined;
+      const got = l.forward({ ...inputs, query, cache, keyPaddingMask: kpm });
+      const stepArgs = { ...args, query, key: keys, value: keys, keyPaddingMask: kpm, positionOffset: start };
+      checkOne(got, ref.multiHeadAttention(stepArgs), mhaDims(stepArgs), `${name} chunk at ${start}`);
+      outputs.push(got);
+    }
+  } finally {
+    cache?.dispose();
+    l.dispose();
+  }
+  return outputs[1];
+}
+
 /** Runs case c on engines { 1: attn, 2: attn } and checks it against the reference; throws on a mismatch. */
 function runCase(engines, c, label) {
   const attn = engines[c.threads];
   const args = caseArgs(c);
   const name = `${label}: ${c.kind} ${c.prepared ? 'prepared' : 'one-shot'} threads=${c.threads}` +
-    `${c.poison ? ` poison=${c.poison.what} in ${c.poison.where}` : ''} ${caseName(c.o)}`;
+    `${c.poison ? ` poison=${c.poison.what} in ${c.poison.where}` : ''}${c.cached ? ` cached=${c.cached}` : ''} ${caseName(c.o)}`;
+  if (c.cached) return runCached(attn, c, args, name);
   let got;
   if (c.prepared) {
     const { layer, inputs } = split(args, c.kind === 'selfAttention' ? SA_LAYER : MHA_LAYER);

@@ -24,7 +24,7 @@ function expectSameBits(a, b, label) {
 }
 
 test(`${CASES} random cases agree with the float64 reference (seed ${SEED})`, () => {
-  const counts = { poisoned: 0, prepared: 0, twoThreads: 0, fused: 0 };
+  const counts = { poisoned: 0, prepared: 0, twoThreads: 0, fused: 0, cached: 0, decoder: 0 };
   const heapBefore = { 1: engines[1].memoryStats().heapInUse, 2: engines[2].memoryStats().heapInUse };
   for (let i = 0; i < CASES; i++) {
     const c = randomCase(SEED, i);
@@ -38,6 +38,8 @@ test(`${CASES} random cases agree with the float64 reference (seed ${SEED})`, ()
     counts.prepared += c.prepared ? 1 : 0;
     counts.twoThreads += c.threads === 2 ? 1 : 0;
     counts.fused += c.o.needWeights === false ? 1 : 0;
+    counts.cached += c.cached ? 1 : 0;
+    counts.decoder += ['numKvHeads', 'headDim', 'rope', 'alibi', 'slidingWindow', 'positionOffset'].some((k) => k in c.o) ? 1 : 0;
   }
   // the generator really mixes what it claims to
   for (const [what, n] of Object.entries(counts)) {

@@ -1,5 +1,6 @@
 'use strict';
-// The package against PyTorch: fixtures written by scripts/make-fixtures.py (torch 1.13, float64).
+// The package against PyTorch: fixtures written by scripts/make-fixtures.py (torch 1.13, float64);
+// dec-*.json: decoder models' own code (repeat_kv, rotate_half / rotate_every_two, BLOOM's slopes).
 // No torch at run time: the fixtures hold the inputs and PyTorch's expected output / weights.
 const { createAttention } = require('wasm-attention');
 const ref = require('./reference');
@@ -22,7 +23,9 @@ test('the fixture set covers every argument of the contract', () => {
     'attnMask', 'keyPaddingMask', 'isCausal', 'scale', 'needWeights', 'averageAttnWeights'];
   const sa = ['x', 'seqLen', 'dModel', 'batch', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv', 'isCausal', 'attnMask',
     'scale', 'needWeights'];
-  const missing = [...mha.map((k) => `multiHeadAttention.${k}`), ...sa.map((k) => `selfAttention.${k}`)]
+  const decoder = ['numKvHeads', 'headDim', 'qProjBias', 'kProjBias', 'vProjBias', 'rope', 'alibi', 'slidingWindow',
+    'positionOffset'];
+  const missing = [...[...mha, ...decoder].map((k) => `multiHeadAttention.${k}`), ...sa.map((k) => `selfAttention.${k}`)]
     .filter((k) => !used.has(k));
   expect(missing).toEqual([]);
 });

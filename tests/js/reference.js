@@ -33,6 +33,16 @@
  *   4. attend       A[i] = Σ_{j not masked} p[i][j] · V[j]   (IEEE: 0 · NaN is NaN, so a NaN in
  *                   the value of a key a query sees reaches that query even when p is 0)
  *   5. (MHA only)   concatenate the heads' A, out = A·Woᵀ + bo; weights = mean_h p
+ *
+ * Decoder-grade arguments (multiHeadAttention; Hkv = numKvHeads, hd = headDim):
+ *   Q [batch, L, H·hd], K and V [batch, S, Hkv·hd]; query head h reads K/V head ⌊h·Hkv/H⌋
+ *   qProjWeight [H·hd, E], kProjWeight [Hkv·hd, kdim], vProjWeight [Hkv·hd, vdim], outProjWeight [E, H·hd]
+ *   inProjBias [(H + 2·Hkv)·hd] or qProjBias [H·hd], kProjBias / vProjBias [Hkv·hd]
+ *   positions   query i at pos(i) = positionOffset + i, key j at j
+ *   after 1.    RoPE: in each head vector, pair k (x_k, x_{k+dim/2}), or (x_{2k}, x_{2k+1}) when
+ *               interleaved, rotates by φ = p·base^(−2k/dim): (a, b) → (a·cos φ − b·sin φ, b·cos φ + a·sin φ)
+ *   in 2.       causal masks j > pos(i); slidingWindow w masks pos(i) − j ≥ w;
+ *               ALiBi adds slope_h·(j − pos(i)) to the scaled score
  */
 
 // ---------------------------------------------------------------- helpers
@@ -91,9 +101,53 @@ function addMask(add, mask, offset, L, S, perKeyOnly) {
   }
 }
 
-/** The causal mask, top-left aligned: key j > query i gets −∞. */
-function addCausal(add, L, S) {
-  for (let i = 0; i < L; i++) for (let j = i + 1; j < S; j++) add[i * S + j] = NEG_INF;
+/** The causal mask: key j > pos(i) = offset + i gets −∞ (top-left aligned for offset 0). */
+function addCausal(add, L, S, offset = 0) {
+  for (let i = 0; i < L; i++) for (let j = offset + i + 1; j < S; j++) add[i * S + j] = NEG_INF;
+}
+
+/** The sliding window: key j with pos(i) − j ≥ w gets −∞. */
+function addWindow(add, L, S, offset, w) {
+  for (let i = 0; i < L; i++) for (let j = 0; j < S && offset + i - j >= w; j++) add[i * S + j] = NEG_INF;
+}
+
+/** ALiBi: slope·(j − pos(i)) added to every score not masked. */
+function addAlibi(add, L, S, offset, slope) {
+  for (let i = 0; i < L; i++) {
+    for (let j = 0; j < S; j++) if (add[i * S + j] !== NEG_INF) add[i * S + j] += slope * (j - (offset + i));
+  }
+}
+
+/**
+ * The ALiBi paper's slopes for n heads: 2^(−8k/n), k = 1 … n, for n a power of two; otherwise
+ * those of the largest power of two m < n, then every other slope of 2m (k odd), n in all.
+ */
+function alibiSlopes(n) {
+  const powerOfTwo = (m) => Array.from({ length: m }, (_, i) => 2 ** ((-8 * (i + 1)) / m));
+  const m = 2 ** floor(Math.log2(n));
+  if (m === n) return powerOfTwo(n);
+  return [...powerOfTwo(m), ...powerOfTwo(2 * m).filter((_, i) => i % 2 === 0).slice(0, n - m)];
+}
+
+/**
+ * RoPE in place on rows of x ([rows, heads·hd]); row r sits at position posOf(r).
+ * rope: { dim = hd, base = 10000, interleaved = false }.
+ */
+function rotate(x, rows, heads, hd, posOf, rope) {
+  const dim = rope.dim ?? hd, base = rope.base ?? 10000, half = dim / 2;
+  for (let r = 0; r < rows; r++) {
+    const p = posOf(r);
+    for (let h = 0; h < heads; h++) {
+      const o = (r * heads + h) * hd;
+      for (let k = 0; k < half; k++) {
+        const phi = p * base ** ((-2 * k) / dim);
+        const ia = o + (rope.interleaved ? 2 * k : k), ib = o + (rope.interleaved ? 2 * k + 1 : k + half);
+        const a = x[ia], b = x[ib];
+        x[ia] = a * Math.cos(phi) - b * Math.sin(phi);
+        x[ib] = b * Math.cos(phi) + a * Math.sin(phi);
+      }
+    }
+  }
 }
 
 /**
@@ -177,7 +231,9 @@ function selfAttention(args) {
 function multiHeadAttention(args) {
   const E = args.embedDim;
   const H = args.numHeads;
-  const hd = E / H;
+  const Hkv = args.numKvHeads ?? H;
+  const hd = args.headDim ?? E / H;
+  const qw = H * hd, kvw = Hkv * hd; // widths of Q and of K, V
   const batch = args.batch ?? 1;
   const kdim = args.kdim ?? E;
   const vdim = args.vdim ?? E;
@@ -192,6 +248,10 @@ function multiHeadAttention(args) {
   const isCausal = args.isCausal ?? false;
   const attnMask = args.attnMask ?? null;
   const kpm = args.keyPaddingMask ?? null;
+  const offset = args.positionOffset ?? 0;
+  const window = args.slidingWindow ?? 0;
+  const rope = args.rope === true ? {} : args.rope || null;
+  const slopes = args.alibi === true ? alibiSlopes(H) : args.alibi || null;
 
   // the in-projection: packed [3E, E] or three separate matrices
   let Wq, Wk, Wv;
@@ -205,38 +265,45 @@ function multiHeadAttention(args) {
     Wk = args.kProjWeight;
     Wv = args.vProjWeight;
   }
-  let bq = null, bk = null, bv = null;
+  let bq = args.qProjBias ?? null, bk = args.kProjBias ?? null, bv = args.vProjBias ?? null;
   if (args.inProjBias) {
-    bq = args.inProjBias.slice(0, E);
-    bk = args.inProjBias.slice(E, 2 * E);
-    bv = args.inProjBias.slice(2 * E, 3 * E);
+    bq = args.inProjBias.slice(0, qw);
+    bk = args.inProjBias.slice(qw, qw + kvw);
+    bv = args.inProjBias.slice(qw + kvw, qw + 2 * kvw);
   }
 
-  // 1. project
-  const Q = linear(query, batch * L, E, Wq, E, bq);
-  const K = linear(key, batch * S, kdim, Wk, E, bk);
-  const V = linear(value, batch * S, vdim, Wv, E, bv);
+  // 1. project (then rotate Q and K: query i of each batch element at offset + i, key j at j)
+  const Q = linear(query, batch * L, E, Wq, qw, bq);
+  const K = linear(key, batch * S, kdim, Wk, kvw, bk);
+  const V = linear(value, batch * S, vdim, Wv, kvw, bv);
+  if (rope) {
+    rotate(Q, batch * L, H, hd, (r) => offset + (r % L), rope);
+    rotate(K, batch * S, Hkv, hd, (r) => r % S, rope);
+  }
 
   // a 3-D attnMask holds one [L, S] slice per (b, h), at b·H + h
   const mask3d = attnMask && attnMask.length === batch * H * L * S && batch * H > 1;
 
-  const concat = new F64(batch * L * E); // heads' results side by side
+  const concat = new F64(batch * L * qw); // heads' results side by side
   const weights = needWeights ? new F64(average ? batch * L * S : batch * H * L * S) : null;
 
   for (let b = 0; b < batch; b++) {
     for (let h = 0; h < H; h++) {
-      // every additive mask of this (b, h): causal (top-left aligned when L ≠ S), attnMask, padding
+      const g = floor((h * Hkv) / H); // the K/V head of query head h
+      // every additive mask of this (b, h): causal, window, attnMask, padding, then ALiBi
       const add = new F64(L * S);
-      if (isCausal) addCausal(add, L, S);
+      if (isCausal) addCausal(add, L, S, offset);
+      if (window) addWindow(add, L, S, offset, window);
       if (attnMask) addMask(add, attnMask, mask3d ? (b * H + h) * L * S : 0, L, S, false);
       if (kpm) addMask(add, kpm, b * S, L, S, true);
-      const q = slice(Q, b * L, L, E, h * hd, hd);
-      const k = slice(K, b * S, S, E, h * hd, hd);
-      const v = slice(V, b * S, S, E, h * hd, hd);
+      if (slopes) addAlibi(add, L, S, offset, slopes[h]);
+      const q = slice(Q, b * L, L, qw, h * hd, hd);
+      const k = slice(K, b * S, S, kvw, g * hd, hd);
+      const v = slice(V, b * S, S, kvw, g * hd, hd);
       // 2–4. scores, softmax, weighted sum for this head
       const { P, A } = attendOneHead(q, k, v, L, S, hd, hd, scale, add);
       for (let i = 0; i < L; i++) {
-        for (let c = 0; c < hd; c++) concat[(b * L + i) * E + h * hd + c] = A[i * hd + c];
+        for (let c = 0; c < hd; c++) concat[(b * L + i) * qw + h * hd + c] = A[i * hd + c];
       }
       if (!weights) continue;
       if (average) {
@@ -248,7 +315,7 @@ function multiHeadAttention(args) {
   }
 
   // 5. output projection
-  const output = linear(concat, batch * L, E, args.outProjWeight, E, args.outProjBias);
+  const output = linear(concat, batch * L, qw, args.outProjWeight, E, args.outProjBias);
   return { output, weights };
 }
 
@@ -327,6 +394,7 @@ module.exports = {
   attendOneHead,
   addMask,
   addCausal,
+  alibiSlopes,
   mulberry32,
   randomArray,
   expectClose,
