@@ -3,11 +3,10 @@
 // readouts, phones/keyboards/contrast/landmarks, and the exports.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems, revive, firstMismatch } = require('./harness');
+const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
 const PHONE_SCREENSHOT = path.join(ROOT, 'test-results', 'demo-phone.png');
-const TOL = 1e-6;
 const LONG = 'attentionisallyouneedandthequickbrownfoxjumpsoverthelazydogwhilewewatchitallhappenagainandagainuntiltheendofthesentencewhichisnow';
 
 let server;
@@ -15,11 +14,6 @@ let browser;
 let page;
 let problems;
 let attn;
-
-function expectClose(got, want, what) {
-  const bad = firstMismatch(Array.from(got), Array.from(want), TOL);
-  if (bad) throw new Error(`${what}: ${bad}`);
-}
 
 /** Sets controls without events, recomputes, and waits for the page (default: the shared one) to settle. */
 async function setAndCompute(values, on = page) {
@@ -39,14 +33,6 @@ const DEFAULTS = { text: '我愛AI', dModel: '512', heads: '8', causal: false };
 async function openPage(p, url) {
   await p.goto(url);
   await p.waitForSelector('body[data-state=ready]', { timeout: 30000 });
-}
-
-async function cellCenter(selector, i, j) {
-  const canvas = page.locator(selector);
-  await canvas.scrollIntoViewIfNeeded();
-  const box = await canvas.boundingBox();
-  const layout = JSON.parse(await canvas.getAttribute('data-layout'));
-  return { x: box.x + layout.x0 + (j + 0.5) * layout.cellWidth, y: box.y + layout.y0 + (i + 0.5) * layout.cellHeight };
 }
 
 async function replayInNode() {
@@ -76,7 +62,7 @@ test('1. a cell of the average map selects “average” in the picker; the step
   expect(await page.evaluate(() => Array.from(document.querySelectorAll('[data-testid=source] option'), (o) => o.value)))
     .toContain('average');
   const shown = await page.evaluate(() => window.__demo.shown());
-  const cell = await cellCenter('[data-testid=heatmap-average]', 2, 1);
+  const cell = await cellCenter(page, '[data-testid=heatmap-average]', 2, 1);
   await page.mouse.click(cell.x, cell.y);
   await page.waitForFunction(() => document.querySelector('[data-testid=source]').value === 'average');
   const r = await page.evaluate(() => ({

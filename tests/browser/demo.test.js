@@ -2,22 +2,16 @@
 // Every number the page shows must be what the package API returns for the same inputs.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems, revive, firstMismatch } = require('./harness');
+const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
 const SCREENSHOT = path.join(ROOT, 'test-results', 'demo.png');
-const TOL = 1e-6;
 
 let server;
 let browser;
 let page;
 let problems;
 let attn;
-
-function expectClose(got, want, what) {
-  const bad = firstMismatch(Array.from(got), Array.from(want), TOL);
-  if (bad) throw new Error(`${what}: ${bad}`);
-}
 
 async function computeCount() {
   return page.evaluate(() => window.__demo.computeCount);
@@ -70,19 +64,6 @@ async function expectPageMatchesApi(label) {
   }
   expectClose(shown.average, api.average.weights, `${label}: head-average weights`);
   return { shown, api };
-}
-
-async function cellCenter(selector, i, j) {
-  const canvas = page.locator(selector);
-  await canvas.scrollIntoViewIfNeeded();
-  const box = await canvas.boundingBox(); // viewport coordinates, as page.mouse uses
-  const layout = JSON.parse(await canvas.getAttribute('data-layout'));
-  return {
-    x: box.x + layout.x0 + (j + 0.5) * layout.cellWidth,
-    y: box.y + layout.y0 + (i + 0.5) * layout.cellHeight,
-    layout,
-    box,
-  };
 }
 
 beforeAll(async () => {
@@ -187,7 +168,7 @@ test('the four steps show the engine’s intermediates for the picked query', as
 
 test('hovering a cell shows the query token, the key token and the exact weight', async () => {
   const shown = await rendered();
-  const { x, y } = await cellCenter('[data-testid=heatmap-self]', 1, 0);
+  const { x, y } = await cellCenter(page, '[data-testid=heatmap-self]', 1, 0);
   await page.mouse.move(x, y);
   const tip = page.locator('[data-testid=tooltip]');
   await tip.waitFor({ state: 'visible' });
@@ -197,7 +178,7 @@ test('hovering a cell shows the query token, the key token and the exact weight'
   expect(Math.fround(weight)).toBe(shown.self[1 * 4 + 0]);
 
   // A head heatmap too: head 3, query I, key A.
-  const head = await cellCenter('[data-testid=heatmap-head][data-head="2"]', 3, 2);
+  const head = await cellCenter(page, '[data-testid=heatmap-head][data-head="2"]', 3, 2);
   await page.mouse.move(head.x, head.y);
   expect(await tip.locator('[data-testid=tip-query]').textContent()).toBe('I');
   expect(await tip.locator('[data-testid=tip-key]').textContent()).toBe('A');
@@ -210,7 +191,7 @@ test('hovering a cell shows the query token, the key token and the exact weight'
 
 test('clicking a query token shows its row as bars and follows it in the four steps', async () => {
   const shown = await rendered();
-  const { box, layout } = await cellCenter('[data-testid=heatmap-self]', 2, 0);
+  const { box, layout } = await cellCenter(page, '[data-testid=heatmap-self]', 2, 0);
   // Click the row label "A" (left of the grid).
   await page.mouse.click(box.x + layout.x0 - 6, box.y + layout.y0 + 2.5 * layout.cellHeight);
   await page.waitForFunction(() => document.querySelector('[data-testid=steps]').dataset.query === '2');
@@ -218,7 +199,7 @@ test('clicking a query token shows its row as bars and follows it in the four st
   expect(await page.locator('[data-testid=query]').inputValue()).toBe('2');
 
   // Clicking a cell of head 5 switches the steps to that head.
-  const cell = await cellCenter('[data-testid=heatmap-head][data-head="4"]', 1, 3);
+  const cell = await cellCenter(page, '[data-testid=heatmap-head][data-head="4"]', 1, 3);
   await page.mouse.click(cell.x, cell.y);
   await page.waitForFunction(() => document.querySelector('[data-testid=source]').value === 'head:4');
   const headBars = (await rendered()).bars;

@@ -162,4 +162,27 @@ function firstMismatch(got, want, tol) {
   return null;
 }
 
-module.exports = { ROOT, startServer, launchBrowser, watchProblems, blankPageSession, runInPage, revive, firstMismatch };
+/** Throws, naming `what` and the first bad index, unless got and want agree within tol. */
+function expectClose(got, want, what, tol = 1e-6) {
+  const bad = firstMismatch(Array.from(got), Array.from(want), tol);
+  if (bad) throw new Error(`${what}: ${bad}`);
+}
+
+/**
+ * The viewport point (page.mouse coordinates) at the centre of cell (i, j) of the heatmap canvas
+ * `selector`, with the canvas's box and drawn layout; scrolls it into view first.
+ */
+async function cellCenter(page, selector, i, j) {
+  const canvas = page.locator(selector);
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  const layout = JSON.parse(await canvas.getAttribute('data-layout'));
+  return {
+    x: box.x + layout.x0 + (j + 0.5) * layout.cellWidth,
+    y: box.y + layout.y0 + (i + 0.5) * layout.cellHeight,
+    layout,
+    box,
+  };
+}
+
+module.exports = { ROOT, expectClose, cellCenter, startServer, launchBrowser, watchProblems, blankPageSession, runInPage, revive, firstMismatch };
