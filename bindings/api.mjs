@@ -6,7 +6,7 @@
 import { Checker, describe } from './checks.mjs';
 import { HeapScope, heapBytes, outOfMemory } from './heap.mjs';
 import {
-  MHA_FORWARD_ARGS, MHA_LAYER_ARGS, SELF_FORWARD_ARGS, SELF_LAYER_ARGS,
+  MAX_POSITION, MHA_FORWARD_ARGS, MHA_LAYER_ARGS, SELF_FORWARD_ARGS, SELF_LAYER_ARGS,
   layerSizes, layerTensorLengths, mhaForward, mhaLayer, selfForward, selfLayer,
 } from './layer-args.mjs';
 
@@ -25,9 +25,6 @@ function layerTensors(layer) {
   const w = layer.weights;
   return [w.wq, w.wk, w.wv, w.bq, w.bk, w.bv, w.wo, w.bo, w.packedIn, w.inBias, w.alibiSlopes].filter((t) => t);
 }
-
-// Positions (and so cache lengths) stay below 2^31: they travel as 32-bit integers.
-const MAX_POSITION = 2 ** 31;
 
 const sum = (values) => values.reduce((a, b) => a + b, 0);
 
@@ -74,6 +71,13 @@ export function makeApi(Module, info) {
   function call(stage, fnName) {
     M.HEAPU32.set(stage, wire >>> 2);
     return M[fnName](wire);
+  }
+  // The handle a create call returned, or its failure (the status slot) as the error to throw.
+  function created(fn, what, handle, needed) {
+    if (handle !== 0) return handle;
+    const status = M.HEAPU32[(wire >>> 2) + slots.status];
+    if (status === STATUS.outOfMemory) throw outOfMemory(fn, needed, heapMaxBytes);
+    throw new Error(`${fn}: internal error: the engine rejected the ${what} (status ${status})`);
   }
   // { output, weights, q, …, workspaceBytes } of the forward staged (names from the module).
   function forwardSizes(stage) {
@@ -208,13 +212,7 @@ export function makeApi(Module, info) {
     const scope = new HeapScope(M, fn, heapMaxBytes);
     try {
       stageWeights(stage, scope, layer);
-      const handle = call(stage, 'createLayer');
-      if (handle === 0) {
-        const status = M.HEAPU32[(wire >>> 2) + slots.status];
-        if (status === STATUS.outOfMemory) throw outOfMemory(fn, needed, heapMaxBytes);
-        throw new Error(`${fn}: internal error: the engine rejected the layer (status ${status})`);
-      }
-      return handle;
+      return created(fn, 'layer', call(stage, 'createLayer'), needed);
     } finally {
       scope.free();
     }
@@ -237,8 +235,7 @@ export function makeApi(Module, info) {
       const why = record.engineDisposed ? ' (its engine was disposed)' : '';
       throw new Error(`${forwardName}: this layer was disposed${why}; create a new one`);
     };
-    // The cache argument of a forward: { handle, batch, maxLength, length } of a live cache of this
-    // layer, or null.
+    // The cache argument of a forward: the record of a live cache of this layer, or null.
     const cacheOf = (fc) => {
       if (!fc.has('cache')) return null;
       const cacheRecord = caches.get(fc.args.cache);
@@ -247,7 +244,7 @@ export function makeApi(Module, info) {
       if (cacheRecord.layer !== record) {
         throw fc.rangeError('cache', 'a KV cache of this layer', 'a cache of another layer');
       }
-      return { ...cacheRecord, length: M.kvCacheLength(cacheRecord.handle) };
+      return cacheRecord;
     };
     return {
       createKvCache(cargs) {
@@ -268,10 +265,11 @@ export function makeApi(Module, info) {
             fc.length(name, fc.tensor(name), length, formula);
           }
         }
-        const cache = cacheOf(fc);
+        const cacheRecord = cacheOf(fc);
+        const cache = cacheRecord && { ...cacheRecord, length: M.kvCacheLength(cacheRecord.handle) };
         const f = parseForward(fc, layer, cache);
         alive(); // a getter in the arguments may have disposed the layer, its engine or the cache
-        if (cache) cacheAlive(cache, forwardName);
+        if (cacheRecord) cacheAlive(cacheRecord, forwardName);
         return run('layerForward', forwardName, layer, f, record.handle);
       },
       dispose() {
@@ -288,8 +286,8 @@ export function makeApi(Module, info) {
   }
 
   function cacheAlive(cacheRecord, fn) {
-    if (cacheRecord.handle !== 0 && cacheRecord.source.handle !== 0) return;
-    const why = cacheRecord.source.engineDisposed ? ' (its engine was disposed)' : '';
+    if (cacheRecord.handle !== 0) return;
+    const why = cacheRecord.engineDisposed ? ' (its engine was disposed)' : '';
     throw new Error(`${fn}: this KV cache was disposed${why}; create a new one with layer.createKvCache`);
   }
 
@@ -309,15 +307,8 @@ export function makeApi(Module, info) {
     stage[slots.layer] = layerRecord.handle;
     const needed = call(stage, 'kvCacheBytes');
     if (needed > heapMaxBytes) throw outOfMemory(fn, needed, heapMaxBytes);
-    const handle = call(stage, 'createKvCache');
-    if (handle === 0) {
-      const status = M.HEAPU32[(wire >>> 2) + slots.status];
-      if (status === STATUS.outOfMemory) throw outOfMemory(fn, needed, heapMaxBytes);
-      throw new Error(`${fn}: internal error: the engine rejected the cache (status ${status})`);
-    }
-    // source: the record dispose() clears (shared by the copies cacheOf hands to a forward).
+    const handle = created(fn, 'cache', call(stage, 'createKvCache'), needed);
     const cacheRecord = { handle, layer: layerRecord, batch, maxLength, engineDisposed: false };
-    cacheRecord.source = cacheRecord;
     liveCaches.add(cacheRecord);
     const cacheName = `${fn}()`;
     const cache = {
@@ -359,18 +350,14 @@ export function makeApi(Module, info) {
   // and, for a threaded engine, its worker threads. Later calls throw; a second dispose does nothing.
   function dispose() {
     if (M === null) return;
-    for (const record of liveLayers) {
-      M.destroyLayer(record.handle);
-      record.handle = 0;
-      record.engineDisposed = true;
+    for (const [records, destroy] of [[liveLayers, M.destroyLayer], [liveCaches, M.destroyKvCache]]) {
+      for (const record of records) {
+        destroy(record.handle);
+        record.handle = 0;
+        record.engineDisposed = true;
+      }
+      records.clear();
     }
-    liveLayers.clear();
-    for (const record of liveCaches) {
-      M.destroyKvCache(record.handle);
-      record.handle = 0;
-      record.engineDisposed = true;
-    }
-    liveCaches.clear();
     M._free(wire);
     if (M.PThread) M.PThread.terminateAllThreads();
     M = null;

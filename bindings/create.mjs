@@ -62,7 +62,7 @@ function threadsAllowed(loader) {
 
 // The smallest module with one SIMD instruction (i8x16.splat; as wasm-feature-detect probes).
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
-export const simdSupported = () => WebAssembly.validate(SIMD_PROBE);
+const simdSupported = () => WebAssembly.validate(SIMD_PROBE);
 
 function chooseBuild(opts, loader) {
   if (typeof WebAssembly !== 'object' || typeof WebAssembly.instantiate !== 'function') {

@@ -15,7 +15,7 @@ export const MHA_LAYER_ARGS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWe
 export const MHA_FORWARD_ARGS = ['query', 'key', 'value', 'batch', 'tgtLen', 'srcLen', 'attnMask', 'keyPaddingMask',
   'isCausal', 'scale', 'needWeights', 'averageAttnWeights', 'returnIntermediates', 'positionOffset', 'cache'];
 // Positions stay below 2^31 (query positions positionOffset + i travel as 32-bit integers).
-const MAX_POSITION = 2 ** 31;
+export const MAX_POSITION = 2 ** 31;
 
 export function selfLayer(c) {
   const dModel = c.size('dModel');

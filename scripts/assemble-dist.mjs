@@ -10,12 +10,12 @@ import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILDS } from '../bindings/create.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const BUILDS = ['wasm-attention-simd', 'wasm-attention-simd-mt', 'wasm-attention-scalar', 'wasm-attention-scalar-mt'];
 const API_SOURCES = ['api.mjs', 'checks.mjs', 'create.mjs', 'heap.mjs', 'layer-args.mjs', 'pthread-worker.mjs',
   'index.mjs', 'node.mjs', 'index.cjs'];
 
