@@ -1,0 +1,104 @@
+"""Trains the poem model on CPU and writes model.safetensors (fp16) beside this file.
+
+    /usr/bin/python3 models/tang-poems/train.py [--steps N] [--out PATH]
+
+Seeded and single-process: the same torch build on the same machine gives the same weights.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import time
+import torch
+
+import corpus
+import safetensors_io
+from model import CONFIG, PoemModel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED, BATCH, WINDOW = 1234, 16, 128
+PEAK_LR, FINAL_LR, WARMUP, WEIGHT_DECAY = 3e-3, 1e-4, 100, 0.05
+
+
+def learning_rate(step, steps):
+    if step < WARMUP:
+        return PEAK_LR * (step + 1) / WARMUP
+    progress = (step - WARMUP) / max(1, steps - WARMUP)
+    return FINAL_LR + 0.5 * (PEAK_LR - FINAL_LR) * (1 + math.cos(math.pi * progress))
+
+
+def batches(stream, poem_starts, rng):
+    """Windows of WINDOW+1 tokens; half start at a poem's first token, where generation starts
+    in the page, half anywhere, so positions far from a poem's start are seen too."""
+    while True:
+        rows = []
+        for i in range(BATCH):
+            if i % 2 == 0:
+                start = rng.choice(poem_starts)
+            else:
+                start = rng.randrange(len(stream) - WINDOW - 1)
+            start = min(start, len(stream) - WINDOW - 1)
+            rows.append(stream[start:start + WINDOW + 1])
+        block = torch.tensor(rows)
+        yield block[:, :-1], block[:, 1:]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--steps', type=int, default=2500)
+    parser.add_argument('--out', default=os.path.join(HERE, 'model.safetensors'))
+    args = parser.parse_args()
+
+    random.seed(SEED)
+    torch.manual_seed(SEED)
+    torch.set_num_threads(1)   # one thread: reproducible sums, and faster than two on this model
+    poems = corpus.poems()
+    vocab = corpus.vocabulary(poems)
+    index = {tok: i for i, tok in enumerate(vocab)}
+    stream, poem_starts = [], []
+    for poem in poems:
+        poem_starts.append(len(stream))
+        stream.extend(corpus.encode_poem(poem, index))
+
+    model = PoemModel(len(vocab))
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{'params': decay, 'weight_decay': WEIGHT_DECAY},
+                             {'params': no_decay, 'weight_decay': 0.0}], lr=PEAK_LR, betas=(0.9, 0.95))
+    data = batches(stream, poem_starts, random.Random(SEED))
+    began, smoothed = time.time(), None
+    for step in range(args.steps):
+        for group in opt.param_groups:
+            group['lr'] = learning_rate(step, args.steps)
+        x, y = next(data)
+        loss = torch.nn.functional.cross_entropy(model(x).reshape(-1, len(vocab)), y.reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        smoothed = loss.item() if smoothed is None else 0.98 * smoothed + 0.02 * loss.item()
+        if step % 100 == 0 or step == args.steps - 1:
+            print(f'step {step:5d}  loss {smoothed:.3f}  {time.time() - began:6.0f} s', flush=True)
+
+    with torch.no_grad():
+        model.eval()
+        stream_t = torch.tensor(stream)
+        n = (len(stream) - 1) // WINDOW * WINDOW
+        x, y = stream_t[:n].view(-1, WINDOW), stream_t[1:n + 1].view(-1, WINDOW)
+        full_loss = torch.nn.functional.cross_entropy(model(x).reshape(-1, len(vocab)), y.reshape(-1)).item()
+    print(f'loss over the whole corpus: {full_loss:.4f} nats/char ({time.time() - began:.0f} s)')
+
+    metadata = {
+        'config': json.dumps(model.config),
+        'vocab': json.dumps(vocab, ensure_ascii=False),
+        'corpus': 'Three Hundred Tang Poems (public domain), text from Debian fortunes-zh 2.98, file tang300',
+        'training': json.dumps({'seed': SEED, 'steps': args.steps, 'batch': BATCH, 'window': WINDOW,
+                                'corpus_loss_nats_per_char': round(full_loss, 4)}),
+    }
+    safetensors_io.save(args.out, model.state_dict(), metadata)
+    print(f'wrote {args.out}: {os.path.getsize(args.out)} bytes')
+
+
+if __name__ == '__main__':
+    main()
