@@ -5,7 +5,7 @@
 // The file may come from anywhere, so nothing in it is trusted: every size and offset is checked
 // against the buffer before anything is read or allocated (nothing larger than the file is ever
 // allocated), and each failure is a RangeError naming the tensor and what is wrong.
-import { describe, typedArrayName } from './checks.mjs';
+import { describe } from './checks.mjs';
 import { floatsOfBf16, floatsOfF16 } from './half-float.mjs';
 
 const FN = 'readSafetensors';
@@ -56,21 +56,22 @@ function bytesOf(value) {
   if (value !== null && typeof value === 'object') {
     for (const [bufferOf, byteOffsetOf, byteLengthOf] of VIEW_GETTERS) {
       const buffer = tryGet(bufferOf, value);
-      if (buffer !== undefined) return viewOf(buffer, byteOffsetOf.call(value), byteLengthOf.call(value), value);
+      if (buffer !== undefined) return readable(() => new Uint8Array(buffer, byteOffsetOf.call(value), byteLengthOf.call(value)));
     }
     for (const byteLengthOf of BUFFER_LENGTHS) {
       const length = tryGet(byteLengthOf, value);
-      if (length !== undefined) return viewOf(value, 0, length, value);
+      if (length !== undefined) return readable(() => new Uint8Array(value, 0, length));
     }
   }
   throw new TypeError(`${FN}: bytes must be ${expected}, got ${describe(value)}`);
 }
 
-function viewOf(buffer, byteOffset, byteLength, value) {
+// A view of detached memory cannot be made (a DataView's getters throw then too).
+function readable(view) {
   try {
-    return new Uint8Array(buffer, byteOffset, byteLength);
+    return view();
   } catch {
-    throw new TypeError(`${FN}: bytes must be readable, got ${typedArrayName(value) ? 'a typed array' : 'a buffer'} whose memory is detached`);
+    throw new TypeError(`${FN}: bytes must be readable, got a detached ArrayBuffer or a view of one`);
   }
 }
 

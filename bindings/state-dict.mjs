@@ -67,6 +67,9 @@ export function attentionArgsFromStateDict(stateDict, prefix = '') {
   if (stateDict === null || typeof stateDict !== 'object' || Array.isArray(stateDict) || typedArrayName(stateDict)) {
     throw new TypeError(`${FN}: stateDict must be an object of named tensors (a state_dict, or readSafetensors(…).tensors), got ${describe(stateDict)}`);
   }
+  if (stateDict instanceof Map) {
+    throw new TypeError(`${FN}: stateDict must be an object of named tensors, got a Map (pass Object.fromEntries(map))`);
+  }
   if (typeof prefix !== 'string') throw new TypeError(`${FN}: prefix must be a string, got ${describe(prefix)}`);
   const all = Object.keys(stateDict);
   const names = all.filter((n) => n.startsWith(prefix));
@@ -80,8 +83,10 @@ export function attentionArgsFromStateDict(stateDict, prefix = '') {
   }
   const unknown = names.filter((n) => !Object.hasOwn(ARGUMENT_OF, n.slice(prefix.length)));
   if (unknown.length) {
+    const dot = prefix && !prefix.endsWith('.') && unknown.some((n) => n[prefix.length] === '.')
+      ? `; a module's prefix ends with its dot, as in ${JSON.stringify(`${prefix}.`)}` : '';
     throw new TypeError(`${FN}: unrecognised tensor names under the prefix ${JSON.stringify(prefix)}: ${listed(unknown)} ` +
-      `(recognised after the prefix: ${Object.keys(ARGUMENT_OF).join(', ')}; remove other tensors or narrow the prefix)`);
+      `(recognised after the prefix: ${Object.keys(ARGUMENT_OF).join(', ')}; remove other tensors or narrow the prefix${dot})`);
   }
   const args = {};
   const source = {};
