@@ -1,4 +1,5 @@
-"""Writes tests/fixtures/models/tang-poems.json (a folder of its own: scripts/make-fixtures.py owns the top level): what PyTorch computes, in float64, from the shipped
+"""Writes tests/fixtures/models/tang-poems.json (its own folder: scripts/make-fixtures.py owns the
+top level): what PyTorch computes, in float64, from the shipped
 fp16 weights — the logits of every position of a prompt and the greedy continuation — so the
 JavaScript/WebAssembly forward can be checked without torch at test time.
 
