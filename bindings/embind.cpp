@@ -128,7 +128,9 @@ int oneShot(std::uintptr_t wire) {
   Wire w = reinterpret_cast<Wire>(wire);
   wa::Layer layer;
   wa::Status s = init_layer(w, layer);
-  return s == wa::Status::ok ? forward(w, layer) : static_cast<int>(s);
+  const int status = s == wa::Status::ok ? forward(w, layer) : static_cast<int>(s);
+  wa::parallel_rest();  // init may pack on every thread before a forward that runs on one
+  return status;
 }
 
 // A new T made ready by init(w, object): its handle, or 0 on failure with the reason in the status slot.
