@@ -156,9 +156,15 @@ export function makeApi(Module, info) {
     stage[slots.cache] = f.cache ? f.cache.handle : 0;
   }
 
+  // The tensors a forward copies in: query, key and value once each (one array may serve several),
+  // and the masks.
   const forwardInputs = (f) => {
-    const distinct = [...new Set([f.query, f.key, f.value])];
-    return [...distinct, f.attnMask?.data, f.keyPaddingMask?.data].filter((t) => t);
+    const inputs = [f.query];
+    if (f.key !== f.query) inputs.push(f.key);
+    if (f.value !== f.key && f.value !== f.query) inputs.push(f.value);
+    if (f.attnMask) inputs.push(f.attnMask.data);
+    if (f.keyPaddingMask) inputs.push(f.keyPaddingMask.data);
+    return inputs;
   };
 
   // Copies the inputs in, runs `fnName` (one-shot or prepared), copies fresh arrays out.
@@ -170,7 +176,8 @@ export function makeApi(Module, info) {
     const results = f.returnIntermediates ? ALL_RESULTS : RESULTS;
     // What the call copies in (the weights too, one-shot) and reads out, in one block of the heap.
     let block = 0;
-    for (const t of handle ? forwardInputs(f) : [...layerTensors(layer), ...forwardInputs(f)]) block += heapSlot(heapBytes(t));
+    if (!handle) for (const t of layerTensors(layer)) block += heapSlot(heapBytes(t));
+    for (const t of forwardInputs(f)) block += heapSlot(heapBytes(t));
     for (const [name] of results) block += heapSlot(4 * sizes[name]);
     const needed = block + sizes.workspaceBytes + (handle ? 0 : sizes.layerBytes);
     if (needed > heapMaxBytes) throw outOfMemory(fn, needed, heapMaxBytes);
