@@ -34,6 +34,8 @@ constexpr double kAllHeadsFloats = 4e6;
 // Fewest tasks a grouped-query attention step aims for: its heads are stacked per K/V head, and a
 // few K/V heads (one, multi-query) would leave threads idle.
 constexpr std::size_t kMinStackTasks = 8;
+// Most scratch (floats) for keeping each head's weights apart before averaging them.
+constexpr double kMaxHeadRowsFloats = 1 << 20;
 // Weight rows per packing task (one-shot calls pack every weight on every call).
 constexpr std::size_t kPackRows = 64;
 // Smallest weight (floats) worth packing on several threads.
@@ -158,6 +160,7 @@ bool all_finite(const float* x, std::size_t n) {
 struct Plan {
   bool fused = true;
   bool all_heads = false;  // every head projected, then every head attended (else one head at a time)
+  bool head_rows = false;  // averaged weights of few rows: each head's rows apart, then summed
   bool parallel = false;
   std::size_t workers = 1;
 };
@@ -188,12 +191,17 @@ Plan plan_forward(const LayerConfig& c, const ForwardShape& f) {
                        (c.out_projection ? static_cast<double>(L) * width_v * c.output_width() : 0.0));
   p.parallel = macs >= kMinParallelMacs;
   p.workers = p.parallel ? static_cast<std::size_t>(thread_count()) : 1;
+  // Averaged weights add the heads of a row in order, so a task is a row block of every head: a few
+  // rows (a decode step) then leave threads idle, unless each head's rows are kept apart and summed
+  // in the same order afterwards (same bits).
+  p.head_rows = !p.fused && f.average_weights && H > 1 && p.all_heads && p.workers > 1 &&
+                ceil_div(L, kRowBlock) < 2 * p.workers && static_cast<double>(H) * L * S <= kMaxHeadRowsFloats;
   return p;
 }
 
 // The pieces of a forward's scratch, in floats, in the order Scratch::allocate carves them.
 struct ScratchSizes {
-  std::size_t q, k, v, packed_k, packed_v, kv_flags, scores, block_out, out_rows, attn_rows, rope_q, rope_k;
+  std::size_t q, k, v, packed_k, packed_v, kv_flags, scores, block_out, out_rows, attn_rows, head_rows, rope_q, rope_k;
 };
 
 // Whether the heads' results need their own rows before the out projection (else they are gathered
@@ -225,6 +233,7 @@ ScratchSizes scratch_sizes(const LayerConfig& c, const ForwardShape& f, const Pl
           p.fused ? workers * kRowBlock * dv : 0,
           c.out_projection && !separate ? workers * kProjRows * c.output_width() : 0,
           separate ? L * c.attn_width() : 0,
+          p.head_rows ? c.num_heads * L * S : 0,
           L * c.rope.dim,
           kv_rows * c.rope.dim};
 }
@@ -235,7 +244,7 @@ std::size_t aligned_floats(std::size_t n) { return (n + 15) / 16 * 16; }
 std::size_t arena_floats(const ScratchSizes& z) {
   std::size_t total = 0;
   for (std::size_t n : {z.q, z.k, z.v, z.packed_k, z.packed_v, z.kv_flags, z.scores, z.block_out, z.out_rows,
-                        z.attn_rows, z.rope_q, z.rope_k})
+                        z.attn_rows, z.head_rows, z.rope_q, z.rope_k})
     total += aligned_floats(n);
   return total;
 }
@@ -319,6 +328,7 @@ struct Scratch {
   float* block_out = nullptr;  // per worker: kRowBlock rows of the fused attention's running output
   float* out_rows = nullptr;   // per worker: kProjRows rows of the output projection
   float* attn_rows = nullptr;  // [tgt_len, heads·head_dim_v] when the out projection changes the width
+  float* head_rows = nullptr;  // [heads, tgt_len, src_len]: each head's weights, before their average
   float *rope_q = nullptr, *rope_k = nullptr;  // cos/sin tables of the query and new key positions
 
   bool allocate(const ScratchSizes& z) {
@@ -328,6 +338,7 @@ struct Scratch {
                        std::make_pair(&packed_k, z.packed_k), std::make_pair(&packed_v, z.packed_v),
                        std::make_pair(&kv_flags, z.kv_flags), std::make_pair(&scores, z.scores), std::make_pair(&block_out, z.block_out),
                        std::make_pair(&out_rows, z.out_rows), std::make_pair(&attn_rows, z.attn_rows),
+                       std::make_pair(&head_rows, z.head_rows),
                        std::make_pair(&rope_q, z.rope_q), std::make_pair(&rope_k, z.rope_k)}) {
       *piece.first = piece.second ? next : nullptr;
       next += aligned_floats(piece.second);
@@ -585,7 +596,7 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
       std::memcpy(dst + first, row + first, n * sizeof(float));
     }
     attends[r] = softmax_row(row + first, n);
-    if (a.weights) store_weights(a, b, h, i, row, first, keys.end);
+    if (a.weights) store_weights(a, b, h, i, row, first, keys.end, s.head_rows);
   }
   float* out = attn_out + i0 * width_v + h * dv;
   gemm_packed(rows, dv, n, block_scores + first, S, view.values_packed + first * kPanelWidth, view.values_ld, nullptr,
@@ -650,12 +661,12 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
 }
 
 // Head h's softmax row for query i (keys [first, end) of row) into the weights: per head, or summed
-// into the head average.
+// into the head average; or into head_rows [heads, tgt_len, src_len], which average_head_rows sums.
 void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
-                          std::size_t first, std::size_t end) const {
+                          std::size_t first, std::size_t end, float* head_rows) const {
   const std::size_t H = config_.num_heads, L = a.tgt_len, S = a.src_len;
-  const bool average = a.average_weights && H > 1;
-  float* dst = a.weights + (average ? b * L + i : (b * H + h) * L + i) * S;
+  const bool average = a.average_weights && H > 1 && !head_rows;
+  float* dst = head_rows ? head_rows + (h * L + i) * S : a.weights + (average ? b * L + i : (b * H + h) * L + i) * S;
   // Keys outside [first, end) were skipped (causal, window): weight 0, or NaN in a NaN row
   // (softmax_row makes a row with a NaN all NaN).
   const bool nan_row = end > first && std::isnan(row[first]);
@@ -739,6 +750,14 @@ void Layer::attend(const ForwardArgs& a, std::size_t b, const HeadRange& r, cons
     });
     return;
   }
+  if (!fused && a.average_weights && H > 1 && heads > 1 && s.head_rows) {
+    s.run(heads * blocks, [&](std::size_t t, std::size_t worker) {
+      const std::size_t h = r.h0 + t / blocks;
+      attend_block(a, b, h, t % blocks, worker, s, view_of(a, b, h, r, s), attn_out);
+    });
+    average_head_rows(a, b, s);
+    return;
+  }
   if (!fused && a.average_weights && H > 1 && heads > 1) {
     s.run(blocks, [&](std::size_t blk, std::size_t worker) {
       for (std::size_t h = r.h0; h < r.h1; ++h) attend_block(a, b, h, blk, worker, s, view_of(a, b, h, r, s), attn_out);
@@ -751,6 +770,22 @@ void Layer::attend(const ForwardArgs& a, std::size_t b, const HeadRange& r, cons
       attend_block_fused(a, b, head_block(h, blk, L), worker, s, view_of(a, b, h, r, s), attn_out);
     else
       attend_block(a, b, h, blk, worker, s, view_of(a, b, h, r, s), attn_out);
+  });
+}
+
+// The head average of the rows store_weights kept apart: heads added in order, then divided, as it
+// adds them into the average itself (so the bits are the same).
+void Layer::average_head_rows(const ForwardArgs& a, std::size_t b, const Scratch& s) const {
+  const std::size_t H = config_.num_heads, L = a.tgt_len, S = a.src_len;
+  const std::size_t cols = std::max<std::size_t>(256, ceil_div(S, 4 * s.workers)), chunks = ceil_div(S, cols);
+  s.run(L * chunks, [&](std::size_t t, std::size_t) {
+    const std::size_t i = t / chunks, j0 = t % chunks * cols, j1 = std::min(S, j0 + cols);
+    float* dst = a.weights + (b * L + i) * S;
+    for (std::size_t j = j0; j < j1; ++j) {
+      float sum = s.head_rows[i * S + j];
+      for (std::size_t h = 1; h < H; ++h) sum += s.head_rows[(h * L + i) * S + j];
+      dst[j] = sum / static_cast<float>(H);
+    }
   });
 }
 

@@ -171,7 +171,8 @@ class Layer {
   void attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockRows& rows, std::size_t worker,
                           const Scratch& s, const HeadView& view, float* attn_out) const;
   void store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
-                     std::size_t first, std::size_t end) const;
+                     std::size_t first, std::size_t end, float* head_rows) const;
+  void average_head_rows(const ForwardArgs& a, std::size_t b, const Scratch& s) const;
   void project_output(std::size_t rows, Scratch& s, const float* in, float* out) const;
   void add_nonfinite_values(const ForwardArgs& a, std::size_t b, const BlockRows& rows, const HeadView& view,
                             std::size_t j0, std::size_t keys, const float* p, std::size_t ldp, const bool* attends,
