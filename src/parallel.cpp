@@ -17,6 +17,10 @@ namespace {
 // back (one per stage); waking a sleeping thread costs tens of microseconds in WebAssembly (a futex
 // through Atomics.wait), polling costs nothing but a core that would idle anyway.
 constexpr int kSpinsBeforeSleep = 1 << 16;
+// After the last job of a call, workers poll only this long (tens of microseconds) before they
+// sleep: calls made back to back (decode steps, layer after layer) find them awake, and no core
+// keeps spinning long while the caller, or another library's threads, run.
+constexpr int kSpinsAfterCall = 1 << 14;
 
 // The job now posted and its next task, in one word: generation (high 32 bits), task index (low 32).
 // A task is claimed by one compare-exchange, which fails once the job has changed, so a worker that
@@ -122,7 +126,7 @@ class Pool {
 
   // Waits for a generation other than `seen` (or stop); returns false on stop.
   bool await_job(std::uint64_t seen) {
-    for (int spin = 0; spin < kSpinsBeforeSleep && !resting_.load(); ++spin) {
+    for (int spin = 0; spin < kSpinsBeforeSleep && (spin < kSpinsAfterCall || !resting_.load()); ++spin) {
       if (generation() != seen) return true;
       if (stop_.load()) return false;
     }
