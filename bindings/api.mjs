@@ -4,7 +4,7 @@
 // What both languages must agree on (status codes, mask kinds, the memory limit, every buffer
 // size) comes from the module: constants(), wireSlots(), layerBytes() and forwardSizes().
 import { Checker, describe } from './checks.mjs';
-import { HeapScope, heapBytes, outOfMemory } from './heap.mjs';
+import { HeapScope, heapBytes, heapSlot, outOfMemory } from './heap.mjs';
 import {
   MAX_POSITION, MHA_FORWARD_ARGS, MHA_LAYER_ARGS, SELF_FORWARD_ARGS, SELF_LAYER_ARGS,
   layerSizes, layerTensorLengths, mhaForward, mhaLayer, selfForward, selfLayer,
@@ -27,6 +27,11 @@ function layerTensors(layer) {
 }
 
 const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+function sameSlots(a, b) {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 // The bits of a float32 (the scale slot).
 const floatBits = new Float32Array(1);
@@ -79,13 +84,21 @@ export function makeApi(Module, info) {
     if (status === STATUS.outOfMemory) throw outOfMemory(fn, needed, heapMaxBytes);
     throw new Error(`${fn}: internal error: the engine rejected the ${what} (status ${status})`);
   }
-  // { output, weights, q, …, workspaceBytes } of the forward staged (names from the module).
+  // { output, weights, q, …, workspaceBytes, layerBytes } of the forward staged (names from the
+  // module). They depend on the staged sizes and flags alone, so the last answer serves the next
+  // call that stages the same (a model calls one shape again and again): two calls into the module
+  // fewer, which a small call notices.
+  let lastStage = null;
+  let lastSizes = null;
   function forwardSizes(stage) {
+    if (lastStage !== null && sameSlots(stage, lastStage)) return lastSizes;
     M.HEAPU32.set(stage, wire >>> 2);
     M.forwardSizes(wire, wire + sizesOffset);
     const figures = M.HEAPF64.subarray((wire + sizesOffset) / 8, (wire + sizesOffset) / 8 + sizeNames.length);
-    const sizes = {};
+    const sizes = { layerBytes: M.layerBytes(wire) };
     sizeNames.forEach((name, i) => (sizes[name] = figures[i]));
+    lastStage = stage.slice();
+    lastSizes = sizes;
     return sizes;
   }
 
@@ -143,9 +156,15 @@ export function makeApi(Module, info) {
     stage[slots.cache] = f.cache ? f.cache.handle : 0;
   }
 
+  // The tensors a forward copies in: query, key and value once each (one array may serve several),
+  // and the masks.
   const forwardInputs = (f) => {
-    const distinct = [...new Set([f.query, f.key, f.value])];
-    return [...distinct, f.attnMask?.data, f.keyPaddingMask?.data].filter((t) => t);
+    const inputs = [f.query];
+    if (f.key !== f.query) inputs.push(f.key);
+    if (f.value !== f.key && f.value !== f.query) inputs.push(f.value);
+    if (f.attnMask) inputs.push(f.attnMask.data);
+    if (f.keyPaddingMask) inputs.push(f.keyPaddingMask.data);
+    return inputs;
   };
 
   // Copies the inputs in, runs `fnName` (one-shot or prepared), copies fresh arrays out.
@@ -155,12 +174,16 @@ export function makeApi(Module, info) {
     stageShape(stage, f);
     const sizes = forwardSizes(stage);
     const results = f.returnIntermediates ? ALL_RESULTS : RESULTS;
-    let needed = sizes.workspaceBytes + (handle ? 0 : M.layerBytes(wire) + sum(layerTensors(layer).map(heapBytes)));
-    for (const t of forwardInputs(f)) needed += heapBytes(t);
-    for (const [name] of results) needed += 4 * sizes[name];
+    // What the call copies in (the weights too, one-shot) and reads out, in one block of the heap.
+    let block = 0;
+    if (!handle) for (const t of layerTensors(layer)) block += heapSlot(heapBytes(t));
+    for (const t of forwardInputs(f)) block += heapSlot(heapBytes(t));
+    for (const [name] of results) block += heapSlot(4 * sizes[name]);
+    const needed = block + sizes.workspaceBytes + (handle ? 0 : sizes.layerBytes);
     if (needed > heapMaxBytes) throw outOfMemory(fn, needed, heapMaxBytes);
     const scope = new HeapScope(M, fn, heapMaxBytes);
     try {
+      scope.reserve(block);
       if (handle) stage[slots.layer] = handle;
       else stageWeights(stage, scope, layer);
       const query = scope.copy(layer.outProjection ? 'query' : 'x', f.query);

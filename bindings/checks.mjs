@@ -17,6 +17,11 @@ const lengthOf = intrinsic('length'); // 0 once the buffer is detached or shrunk
 const bufferOf = intrinsic('buffer');
 const byteOffsetOf = intrinsic('byteOffset');
 const isArray = Array.isArray;
+const textOf = (formula) => (typeof formula === 'function' ? formula() : formula);
+// The prototype of the arguments read: nothing inherited, not even from an Object.prototype that
+// user code changed. (Object.create(null) would do, but V8 keeps such objects as slow
+// dictionaries, and every check reads them.)
+const NOTHING_INHERITED = Object.freeze(Object.create(null));
 
 /** 'Float32Array', 'Uint8Array', … for a real typed array; undefined otherwise (Proxies included). */
 export function typedArrayName(value) {
@@ -73,7 +78,7 @@ export class Checker {
     // an object with a prototype) every known name is read, inherited getters included.
     const proto = Object.getPrototypeOf(args);
     const names = proto === Object.prototype || proto === null ? keys : known;
-    this.args = Object.create(null);
+    this.args = Object.create(NOTHING_INHERITED);
     for (const name of names) if (known.has(name)) this.args[name] = args[name];
   }
 
@@ -152,10 +157,13 @@ export class Checker {
     throw this.typeError(name, 'a Float32Array, Float64Array or number[]', v);
   }
 
+  // formula: a string, or a function that makes it (built only for the error: a call checks a
+  // dozen lengths, and a small call notices the strings).
   length(name, tensor, expected, formula) {
     if (tensor !== null && lengthOf.call(tensor) !== expected) {
       // formula reads like "batch·seqLen·dModel = 2·4·8"; a bare name ("embedDim = 8") adds no step.
-      const full = formula.includes('·') ? `${formula} = ${expected}` : formula;
+      const text = textOf(formula);
+      const full = text.includes('·') ? `${text} = ${expected}` : text;
       throw this.rangeError(name, `of length ${full}`, `length ${lengthOf.call(tensor)}`);
     }
   }
@@ -187,17 +195,17 @@ export class Checker {
   }
 
   // A size the caller may give or leave to be inferred from a tensor's length.
-  inferred(name, tensorName, length, per, perFormula) {
+  inferred(name, tensorName, length, per, formula) {
     const given = this.args[name];
     if (given !== undefined) {
       const size = this.size(name);
       if (size * per !== length) {
-        throw this.rangeError(tensorName, `of length ${name}·${perFormula.split(' = ')[0]} = ${size * per} (${name} = ${size})`, `length ${length}`);
+        throw this.rangeError(tensorName, `of length ${name}·${textOf(formula).split(' = ')[0]} = ${size * per} (${name} = ${size})`, `length ${length}`);
       }
       return size;
     }
     if (length === 0 || length % per !== 0) {
-      throw this.rangeError(tensorName, `of length ${name}·${perFormula}, a positive multiple of ${per} (${name} is inferred from it)`, `length ${length}`);
+      throw this.rangeError(tensorName, `of length ${name}·${textOf(formula)}, a positive multiple of ${per} (${name} is inferred from it)`, `length ${length}`);
     }
     return length / per;
   }

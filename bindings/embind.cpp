@@ -128,7 +128,9 @@ int oneShot(std::uintptr_t wire) {
   Wire w = reinterpret_cast<Wire>(wire);
   wa::Layer layer;
   wa::Status s = init_layer(w, layer);
-  return s == wa::Status::ok ? forward(w, layer) : static_cast<int>(s);
+  const int status = s == wa::Status::ok ? forward(w, layer) : static_cast<int>(s);
+  wa::parallel_rest();  // init may pack on every thread before a forward that runs on one
+  return status;
 }
 
 // A new T made ready by init(w, object): its handle, or 0 on failure with the reason in the status slot.
@@ -145,7 +147,13 @@ std::uintptr_t create(std::uintptr_t wire, Init init) {
   return reinterpret_cast<std::uintptr_t>(object);
 }
 
-std::uintptr_t createLayer(std::uintptr_t wire) { return create<wa::Layer>(wire, init_layer); }
+// Large weights are packed on every thread; the workers then rest at once (a forward rests them
+// itself, and a one-shot call's forward follows its init without resting in between).
+std::uintptr_t createLayer(std::uintptr_t wire) {
+  const std::uintptr_t handle = create<wa::Layer>(wire, init_layer);
+  wa::parallel_rest();
+  return handle;
+}
 
 int layerForward(std::uintptr_t wire) {
   Wire w = reinterpret_cast<Wire>(wire);

@@ -18,16 +18,37 @@ export function heapBytes(data) {
   return typedLength(data) * (data instanceof Uint8Array ? 1 : 4);
 }
 
+/** Bytes a piece of a reserved block takes: its size rounded up to malloc's 16-byte alignment. */
+export const heapSlot = (bytes) => Math.ceil(Math.max(bytes, 1) / 16) * 16;
+
 export class HeapScope {
   constructor(module, fn, heapMaxBytes) {
     this.module = module;
     this.fn = fn;
     this.heapMaxBytes = heapMaxBytes;
     this.pointers = [];
+    this.next = 0; // the free part of the reserved block: [next, end)
+    this.end = 0;
   }
 
-  // Bytes, 16-byte aligned by malloc. Throws a RangeError when the heap cannot grow that far.
+  // One malloc for the pieces a call will alloc (sizes by heapSlot): a small call then pays for one
+  // allocation, not one per tensor. A piece that does not fit is allocated on its own.
+  reserve(bytes) {
+    this.next = this.malloc(bytes);
+    this.end = this.next + bytes;
+  }
+
+  // Bytes, 16-byte aligned. Throws a RangeError when the heap cannot grow that far.
   alloc(bytes) {
+    const slot = heapSlot(bytes);
+    if (this.next + slot <= this.end) {
+      this.next += slot;
+      return this.next - slot;
+    }
+    return this.malloc(bytes);
+  }
+
+  malloc(bytes) {
     if (bytes > this.heapMaxBytes) throw outOfMemory(this.fn, bytes, this.heapMaxBytes);
     const ptr = this.module._malloc(Math.max(bytes, 1));
     if (ptr === 0) throw outOfMemory(this.fn, bytes, this.heapMaxBytes);
@@ -59,5 +80,6 @@ export class HeapScope {
   free() {
     for (const ptr of this.pointers) this.module._free(ptr);
     this.pointers.length = 0;
+    this.next = this.end = 0;
   }
 }

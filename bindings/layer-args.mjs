@@ -30,7 +30,7 @@ export function selfLayer(c) {
   };
   const dk = width('wq', wq, 'dK');
   const dv = width('wv', wv, 'dV');
-  c.length('wk', wk, dk * dModel, `dK·dModel = ${dk}·${dModel}`);
+  c.length('wk', wk, dk * dModel, () => `dK·dModel = ${dk}·${dModel}`);
   const bq = c.tensor('bq', { required: false });
   const bk = c.tensor('bk', { required: false });
   const bv = c.tensor('bv', { required: false });
@@ -73,12 +73,12 @@ export function mhaLayer(c) {
     weights.wq = c.tensor('qProjWeight');
     weights.wk = c.tensor('kProjWeight');
     weights.wv = c.tensor('vProjWeight');
-    c.length('qProjWeight', weights.wq, qWidth * E, decoder ? `numHeads·headDim·embedDim = ${numHeads}·${headDim}·${E}` : `embedDim·embedDim = ${E}·${E}`);
-    c.length('kProjWeight', weights.wk, kvWidth * kdim, decoder ? `numKvHeads·headDim·kdim = ${numKvHeads}·${headDim}·${kdim}` : `embedDim·kdim = ${E}·${kdim}`);
-    c.length('vProjWeight', weights.wv, kvWidth * vdim, decoder ? `numKvHeads·headDim·vdim = ${numKvHeads}·${headDim}·${vdim}` : `embedDim·vdim = ${E}·${vdim}`);
+    c.length('qProjWeight', weights.wq, qWidth * E, () => (decoder ? `numHeads·headDim·embedDim = ${numHeads}·${headDim}·${E}` : `embedDim·embedDim = ${E}·${E}`));
+    c.length('kProjWeight', weights.wk, kvWidth * kdim, () => (decoder ? `numKvHeads·headDim·kdim = ${numKvHeads}·${headDim}·${kdim}` : `embedDim·kdim = ${E}·${kdim}`));
+    c.length('vProjWeight', weights.wv, kvWidth * vdim, () => (decoder ? `numKvHeads·headDim·vdim = ${numKvHeads}·${headDim}·${vdim}` : `embedDim·vdim = ${E}·${vdim}`));
   } else {
     weights.packedIn = c.tensor('inProjWeight');
-    c.length('inProjWeight', weights.packedIn, 3 * E * E, `3·embedDim·embedDim = 3·${E}·${E}`);
+    c.length('inProjWeight', weights.packedIn, 3 * E * E, () => `3·embedDim·embedDim = 3·${E}·${E}`);
   }
   const separateBias = c.has('qProjBias') || c.has('kProjBias') || c.has('vProjBias');
   if (c.has('inProjBias') && separateBias) {
@@ -86,20 +86,20 @@ export function mhaLayer(c) {
   }
   weights.inBias = c.tensor('inProjBias', { required: false });
   if (decoder) {
-    c.length('inProjBias', weights.inBias, qWidth + 2 * kvWidth, `(numHeads + 2·numKvHeads)·headDim = (${numHeads} + 2·${numKvHeads})·${headDim}`);
+    c.length('inProjBias', weights.inBias, qWidth + 2 * kvWidth, () => `(numHeads + 2·numKvHeads)·headDim = (${numHeads} + 2·${numKvHeads})·${headDim}`);
   } else {
-    c.length('inProjBias', weights.inBias, 3 * E, `3·embedDim = 3·${E}`);
+    c.length('inProjBias', weights.inBias, 3 * E, () => `3·embedDim = 3·${E}`);
   }
   weights.bq = c.tensor('qProjBias', { required: false });
   weights.bk = c.tensor('kProjBias', { required: false });
   weights.bv = c.tensor('vProjBias', { required: false });
-  c.length('qProjBias', weights.bq, qWidth, `numHeads·headDim = ${numHeads}·${headDim}`);
-  c.length('kProjBias', weights.bk, kvWidth, `numKvHeads·headDim = ${numKvHeads}·${headDim}`);
-  c.length('vProjBias', weights.bv, kvWidth, `numKvHeads·headDim = ${numKvHeads}·${headDim}`);
+  c.length('qProjBias', weights.bq, qWidth, () => `numHeads·headDim = ${numHeads}·${headDim}`);
+  c.length('kProjBias', weights.bk, kvWidth, () => `numKvHeads·headDim = ${numKvHeads}·${headDim}`);
+  c.length('vProjBias', weights.bv, kvWidth, () => `numKvHeads·headDim = ${numKvHeads}·${headDim}`);
   weights.wo = c.tensor('outProjWeight');
-  c.length('outProjWeight', weights.wo, E * qWidth, decoder ? `embedDim·numHeads·headDim = ${E}·${numHeads}·${headDim}` : `embedDim·embedDim = ${E}·${E}`);
+  c.length('outProjWeight', weights.wo, E * qWidth, () => (decoder ? `embedDim·numHeads·headDim = ${E}·${numHeads}·${headDim}` : `embedDim·embedDim = ${E}·${E}`));
   weights.bo = c.tensor('outProjBias', { required: false });
-  c.length('outProjBias', weights.bo, E, `embedDim = ${E}`);
+  c.length('outProjBias', weights.bo, E, () => `embedDim = ${E}`);
   const alibi = parseAlibi(c, numHeads);
   weights.alibiSlopes = alibi === true ? null : alibi;
   return {
@@ -139,7 +139,7 @@ function parseAlibi(c, numHeads) {
   if (v === true) return true;
   if (typeof v !== 'object') throw c.typeError('alibi', 'true or a Float32Array of numHeads slopes', v);
   const slopes = c.tensor('alibi');
-  c.length('alibi', slopes, numHeads, `numHeads = ${numHeads}`);
+  c.length('alibi', slopes, numHeads, () => `numHeads = ${numHeads}`);
   return slopes;
 }
 
@@ -159,7 +159,7 @@ export function selfForward(c, layer) {
   const batch = c.size('batch', 1);
   const seqLen = c.size('seqLen');
   const x = c.tensor('x');
-  c.length('x', x, batch * seqLen * layer.qIn, `batch·seqLen·dModel = ${batch}·${seqLen}·${layer.qIn}`);
+  c.length('x', x, batch * seqLen * layer.qIn, () => `batch·seqLen·dModel = ${batch}·${seqLen}·${layer.qIn}`);
   return {
     batch, tgtLen: seqLen, srcLen: seqLen, query: x, key: x, value: x,
     attnMask: attnMask(c, seqLen, seqLen, 1),
@@ -190,8 +190,8 @@ export function mhaForward(c, layer, cache = null) {
   }
   const key = cache ? query : c.tensor('key', { required: false }) ?? query;
   const value = cache ? query : c.tensor('value', { required: false }) ?? key;
-  const tgtLen = c.inferred('tgtLen', 'query', len(query), batch * E, `batch·embedDim = ${batch}·${E}`);
-  c.length('query', query, batch * tgtLen * E, `batch·tgtLen·embedDim = ${batch}·${tgtLen}·${E}`);
+  const tgtLen = c.inferred('tgtLen', 'query', len(query), batch * E, () => `batch·embedDim = ${batch}·${E}`);
+  c.length('query', query, batch * tgtLen * E, () => `batch·tgtLen·embedDim = ${batch}·${tgtLen}·${E}`);
   let srcLen;
   if (cache) {
     srcLen = cache.length + tgtLen;
@@ -202,14 +202,14 @@ export function mhaForward(c, layer, cache = null) {
       throw c.rangeError('srcLen', `cache.length + tgtLen = ${cache.length} + ${tgtLen} = ${srcLen} with a cache`, c.args.srcLen);
     }
   } else {
-    srcLen = c.inferred('srcLen', 'key', len(key), batch * kdim, `batch·kdim = ${batch}·${kdim}`);
-    c.length('key', key, batch * srcLen * kdim, `batch·srcLen·kdim = ${batch}·${srcLen}·${kdim}`);
-    c.length('value', value, batch * srcLen * vdim, `batch·srcLen·vdim = ${batch}·${srcLen}·${vdim}`);
+    srcLen = c.inferred('srcLen', 'key', len(key), batch * kdim, () => `batch·kdim = ${batch}·${kdim}`);
+    c.length('key', key, batch * srcLen * kdim, () => `batch·srcLen·kdim = ${batch}·${srcLen}·${kdim}`);
+    c.length('value', value, batch * srcLen * vdim, () => `batch·srcLen·vdim = ${batch}·${srcLen}·${vdim}`);
   }
   const keyPaddingMask = c.mask('keyPaddingMask');
   if (keyPaddingMask) {
     const cols = cache ? `cache.length + tgtLen = ${srcLen}` : 'srcLen';
-    c.length('keyPaddingMask', keyPaddingMask.data, batch * srcLen, `batch·(${cols}) = ${batch}·${srcLen}`);
+    c.length('keyPaddingMask', keyPaddingMask.data, batch * srcLen, () => `batch·(${cols}) = ${batch}·${srcLen}`);
   }
   const positionOffset = offset(c, cache ? cache.length : 0, tgtLen);
   return {

@@ -1,7 +1,6 @@
 #include "attention.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
@@ -26,6 +25,20 @@ constexpr std::size_t kProjRows = 64;
 constexpr std::size_t kKeyTile = 256;
 // Smallest forward (in multiply-adds) worth splitting over threads.
 constexpr double kMinParallelMacs = 1e6;
+// Most scratch (floats) for projecting every head before attending: beyond it, one head at a time
+// keeps the scratch small (long sequences). Below it, one parallel pass per stage (projections, then
+// attention) gives threads a task per head and row block, where one head at a time gives a few
+// tokens nothing to share and costs two waits per head.
+constexpr double kAllHeadsFloats = 4e6;
+// Fewest tasks a grouped-query attention step aims for: its heads are stacked per K/V head, and a
+// few K/V heads (one, multi-query) would leave threads idle.
+constexpr std::size_t kMinStackTasks = 8;
+// Most scratch (floats) for keeping each head's weights apart before averaging them.
+constexpr double kMaxHeadRowsFloats = 1 << 20;
+// Weight rows per packing task (one-shot calls pack every weight on every call).
+constexpr std::size_t kPackRows = 64;
+// Smallest weight (floats) worth packing on several threads.
+constexpr std::size_t kMinParallelPack = 1 << 16;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -34,17 +47,47 @@ std::size_t projection_floats(std::size_t heads, std::size_t width, std::size_t 
   return packed_panel_floats(width, in) * heads + heads * width;
 }
 
-Status pack_projection(Layer::Projection& p, const float* w, const float* b, std::size_t heads,
-                       std::size_t width, std::size_t in) {
+// Allocates a projection's panels (packed later by pack_weights) and copies its bias.
+Status allocate_projection(Layer::Projection& p, const float* b, std::size_t heads, std::size_t width,
+                           std::size_t in) {
   p.width = width;
   p.in = in;
   p.head_stride = packed_panel_floats(width, in);
   const std::size_t panels = projection_floats(heads, width, in) - heads * width;
   if (!p.packed.allocate(panels) || !p.bias.allocate(heads * width)) return Status::out_of_memory;
-  for (std::size_t h = 0; h < heads; ++h)
-    pack_transposed(w + h * width * in, width, in, in, p.packed.get() + h * p.head_stride);
   for (std::size_t i = 0; i < heads * width; ++i) p.bias.get()[i] = b ? b[i] : 0.0f;
   return Status::ok;
+}
+
+// A projection's weights to pack: `heads` blocks of p.width rows of p.in.
+struct PackJob {
+  Layer::Projection* p;
+  const float* w;
+  std::size_t heads;
+  std::size_t tasks() const { return heads * ceil_div(p->width, kPackRows); }
+};
+
+// Packs the weights in tasks of kPackRows rows of one head, on every thread when they are large: a
+// one-shot call packs every weight on every call, and a few tokens cost about as much again.
+void pack_weights(const PackJob* jobs, std::size_t count) {
+  std::size_t tasks = 0, floats = 0;
+  for (std::size_t j = 0; j < count; ++j) {
+    tasks += jobs[j].tasks();
+    floats += jobs[j].heads * jobs[j].p->width * jobs[j].p->in;
+  }
+  const TaskFn pack = [&](std::size_t t, std::size_t) {
+    std::size_t j = 0;
+    for (; t >= jobs[j].tasks(); ++j) t -= jobs[j].tasks();
+    const Layer::Projection& p = *jobs[j].p;
+    const std::size_t per_head = ceil_div(p.width, kPackRows), h = t / per_head, r0 = t % per_head * kPackRows;
+    pack_transposed(jobs[j].w + (h * p.width + r0) * p.in, std::min(kPackRows, p.width - r0), p.in, p.in,
+                    p.packed.get() + h * p.head_stride + r0 * p.in);
+  };
+  if (floats >= kMinParallelPack) {
+    parallel_for(tasks, pack);
+  } else {
+    for (std::size_t t = 0; t < tasks; ++t) pack(t, 0);
+  }
 }
 
 // out[rows, width] = x[rows, in] · W_hᵀ + b_h for head h.
@@ -115,9 +158,22 @@ bool all_finite(const float* x, std::size_t n) {
 // How a forward runs: fused (no whole score rows) or not, and on how many workers.
 struct Plan {
   bool fused = true;
+  bool all_heads = false;  // every head projected, then every head attended (else one head at a time)
+  bool head_rows = false;  // averaged weights of few rows: each head's rows apart, then summed
   bool parallel = false;
   std::size_t workers = 1;
 };
+
+// Scratch floats of the all-heads plan: Q, K, V rows and packed K, V of every head, and the heads'
+// results before the out projection.
+double all_heads_floats(const LayerConfig& c, const ForwardShape& f) {
+  const double L = static_cast<double>(f.tgt_len), S = static_cast<double>(f.src_len);
+  const double kv = static_cast<double>(c.kv_heads()), dk = static_cast<double>(c.head_dim_qk);
+  const double dv = static_cast<double>(c.head_dim_v), panels_k = static_cast<double>(ceil_div(f.src_len, kPanelWidth));
+  const double panels_v = static_cast<double>(ceil_div(c.head_dim_v, kPanelWidth));
+  return L * static_cast<double>(c.num_heads) * dk + kv * S * (dk + dv) +
+         kv * kPanelWidth * (panels_k * dk + panels_v * S) + L * static_cast<double>(c.attn_width());
+}
 
 Plan plan_forward(const LayerConfig& c, const ForwardShape& f) {
   const std::size_t L = f.tgt_len, S = f.src_len, H = c.num_heads, dk = c.head_dim_qk, Hkv = c.kv_heads();
@@ -125,6 +181,8 @@ Plan plan_forward(const LayerConfig& c, const ForwardShape& f) {
   Plan p;
   // Weights and the teaching copies need whole score rows; otherwise the fused path runs.
   p.fused = !f.weights && !f.intermediates;
+  // Chosen by the shape alone, never by the thread count: the two plans may differ in the last bit.
+  p.all_heads = f.cached || (!f.intermediates && all_heads_floats(c, f) <= kAllHeadsFloats);
   const double macs = static_cast<double>(f.batch) *
                       (static_cast<double>(L) * c.q_in * H * dk +
                        static_cast<double>(kv_rows) * (c.k_in * Hkv * dk + c.v_in * Hkv * c.head_dim_v) +
@@ -132,38 +190,49 @@ Plan plan_forward(const LayerConfig& c, const ForwardShape& f) {
                        (c.out_projection ? static_cast<double>(L) * width_v * c.output_width() : 0.0));
   p.parallel = macs >= kMinParallelMacs;
   p.workers = p.parallel ? static_cast<std::size_t>(thread_count()) : 1;
+  // Averaged weights add the heads of a row in order, so a task is a row block of every head: a few
+  // rows (a decode step) then leave threads idle, unless each head's rows are kept apart and summed
+  // in the same order afterwards (same bits).
+  p.head_rows = !p.fused && f.average_weights && H > 1 && p.all_heads && p.workers > 1 &&
+                ceil_div(L, kRowBlock) < 2 * p.workers && static_cast<double>(H) * L * S <= kMaxHeadRowsFloats;
   return p;
 }
 
 // The pieces of a forward's scratch, in floats, in the order Scratch::allocate carves them.
 struct ScratchSizes {
-  std::size_t q, k, v, packed_k, packed_v, scores, block_out, out_rows, attn_rows, rope_q, rope_k;
+  std::size_t q, k, v, packed_k, packed_v, kv_flags, scores, block_out, out_rows, attn_rows, head_rows, rope_q, rope_k;
 };
 
 // Whether the heads' results need their own rows before the out projection (else they are gathered
-// in the output and projected in place): when the widths differ, and with a cache (few rows: the
-// out projection then splits columns over threads, which in place would overwrite rows still read).
-bool separate_attn_rows(const LayerConfig& c, const ForwardShape& f) {
-  return c.out_projection && (c.output_width() != c.attn_width() || f.cached);
+// in the output and projected in place): when the widths differ, and when every head is attended at
+// once (few rows, a cache: the out projection then splits columns over threads, which in place
+// would overwrite rows still read).
+bool separate_attn_rows(const LayerConfig& c, const Plan& p) {
+  return c.out_projection && (c.output_width() != c.attn_width() || p.all_heads);
 }
+
+// One flag per 16 K/V rows (projection tasks start at multiples of 16): set when a value row there
+// holds a NaN or ±Inf. Each task writes only its own flags, so no two threads write one.
+std::size_t flag_count(std::size_t rows) { return ceil_div(rows, kPanelWidth); }
 
 ScratchSizes scratch_sizes(const LayerConfig& c, const ForwardShape& f, const Plan& p) {
   const std::size_t L = f.tgt_len, S = f.src_len, dk = c.head_dim_qk, dv = c.head_dim_v;
   const std::size_t kv_rows = f.cached ? L : S;  // K and V rows this forward projects
   const std::size_t workers = p.workers;  // per-worker scratch: one set when the forward runs serially
-  const bool separate = separate_attn_rows(c, f);
-  // With a cache every head is projected at once (a decode step has work for threads only across
-  // heads); otherwise one query head and one K/V head at a time.
-  const std::size_t q_heads = f.cached ? c.num_heads : 1, kv_heads = f.cached ? c.kv_heads() : 1;
+  const bool separate = separate_attn_rows(c, p);
+  const std::size_t q_heads = p.all_heads ? c.num_heads : 1, kv_heads = p.all_heads ? c.kv_heads() : 1;
+  // With a cache, V rows and packed K and V go into it.
   return {q_heads * L * dk,
           kv_heads * kv_rows * dk,
-          kv_heads * kv_rows * dv,
-          f.cached ? 0 : packed_panel_floats(S, dk),  // with a cache, K and V are packed in it
-          f.cached ? 0 : packed_panel_floats(dv, S),
+          f.cached ? 0 : kv_heads * S * dv,
+          f.cached ? 0 : kv_heads * packed_panel_floats(S, dk),
+          f.cached ? 0 : kv_heads * packed_panel_floats(dv, S),
+          kv_heads * flag_count(kv_rows),
           workers * kRowBlock * (p.fused ? kKeyTile : S),
           p.fused ? workers * kRowBlock * dv : 0,
           c.out_projection && !separate ? workers * kProjRows * c.output_width() : 0,
           separate ? L * c.attn_width() : 0,
+          p.head_rows ? c.num_heads * L * S : 0,
           L * c.rope.dim,
           kv_rows * c.rope.dim};
 }
@@ -173,8 +242,8 @@ std::size_t aligned_floats(std::size_t n) { return (n + 15) / 16 * 16; }
 
 std::size_t arena_floats(const ScratchSizes& z) {
   std::size_t total = 0;
-  for (std::size_t n : {z.q, z.k, z.v, z.packed_k, z.packed_v, z.scores, z.block_out, z.out_rows, z.attn_rows, z.rope_q,
-                        z.rope_k})
+  for (std::size_t n : {z.q, z.k, z.v, z.packed_k, z.packed_v, z.kv_flags, z.scores, z.block_out, z.out_rows,
+                        z.attn_rows, z.head_rows, z.rope_q, z.rope_k})
     total += aligned_floats(n);
   return total;
 }
@@ -212,7 +281,25 @@ BlockRows head_block(std::size_t h, std::size_t blk, std::size_t L) {
   return br;
 }
 
-// Per-head working memory, reused by every head and batch: linear in the sequence lengths.
+// The heads one projection pass and the attention after it cover: query heads [h0, h1) and K/V heads
+// [g0, g1) (empty when the K/V head came with an earlier query head). The scratch holds them from
+// slot 0: query head h in slot h − h0, K/V head g in slot g − g0.
+struct HeadRange {
+  std::size_t h0, h1, g0, g1;
+};
+
+// Where K/V head g's keys and values go and are read: packed in the scratch, or in a cache after
+// the tokens it holds (j0 of them).
+struct KvStore {
+  float* keys_packed;
+  float* values_packed;
+  std::size_t values_ld;  // rows of each packed value panel
+  float* value_rows;      // [rows, head_dim_v], for non-finite values
+  std::size_t j0;
+};
+
+// Working memory of one forward, reused by every batch element (and head): linear in the sequence
+// lengths.
 struct Scratch {
   // Below about a million multiply-adds, handing tasks to another thread costs more than it saves.
   bool parallel = true;
@@ -232,23 +319,25 @@ struct Scratch {
   // One allocation carved into 64-byte aligned pieces: fewer calls into malloc for small forwards.
   FloatBuffer arena;
   float *q = nullptr, *k = nullptr, *v = nullptr, *packed_k = nullptr, *packed_v = nullptr;
+  // A value row of a K/V head holds a NaN or ±Inf (see flag_count): its packed copy is zeros, so a
+  // masked key's 0·NaN does not reach the rows that never see it, and add_nonfinite_values adds it
+  // for the rows that do.
+  float* kv_flags = nullptr;
   float* scores = nullptr;     // per worker: kRowBlock rows of src_len scores (of kKeyTile when fused)
   float* block_out = nullptr;  // per worker: kRowBlock rows of the fused attention's running output
   float* out_rows = nullptr;   // per worker: kProjRows rows of the output projection
   float* attn_rows = nullptr;  // [tgt_len, heads·head_dim_v] when the out projection changes the width
+  float* head_rows = nullptr;  // [heads, tgt_len, src_len]: each head's weights, before their average
   float *rope_q = nullptr, *rope_k = nullptr;  // cos/sin tables of the query and new key positions
-  // Some value row of the current head holds a NaN or ±Inf: its packed copy is zeros, so a masked
-  // key's 0·NaN does not reach the rows that never see it, and add_nonfinite_values adds it for
-  // the rows that do.
-  std::atomic<bool> nonfinite_v{false};
 
   bool allocate(const ScratchSizes& z) {
     if (!arena.allocate(arena_floats(z))) return false;
     float* next = arena.get();
     for (auto piece : {std::make_pair(&q, z.q), std::make_pair(&k, z.k), std::make_pair(&v, z.v),
                        std::make_pair(&packed_k, z.packed_k), std::make_pair(&packed_v, z.packed_v),
-                       std::make_pair(&scores, z.scores), std::make_pair(&block_out, z.block_out),
+                       std::make_pair(&kv_flags, z.kv_flags), std::make_pair(&scores, z.scores), std::make_pair(&block_out, z.block_out),
                        std::make_pair(&out_rows, z.out_rows), std::make_pair(&attn_rows, z.attn_rows),
+                       std::make_pair(&head_rows, z.head_rows),
                        std::make_pair(&rope_q, z.rope_q), std::make_pair(&rope_k, z.rope_k)}) {
       *piece.first = piece.second ? next : nullptr;
       next += aligned_floats(piece.second);
@@ -314,10 +403,13 @@ Status Layer::init(const LayerConfig& c, const LayerWeights& w) {
     return Status::invalid_argument;
   config_ = c;
   const std::size_t h = c.num_heads, kv = c.kv_heads();
-  Status s = pack_projection(q_, w.wq, w.bq, h, c.head_dim_qk, c.q_in);
-  if (s == Status::ok) s = pack_projection(k_, w.wk, w.bk, kv, c.head_dim_qk, c.k_in);
-  if (s == Status::ok) s = pack_projection(v_, w.wv, w.bv, kv, c.head_dim_v, c.v_in);
-  if (s == Status::ok && c.out_projection) s = pack_projection(o_, w.wo, w.bo, 1, c.output_width(), c.attn_width());
+  Status s = allocate_projection(q_, w.bq, h, c.head_dim_qk, c.q_in);
+  if (s == Status::ok) s = allocate_projection(k_, w.bk, kv, c.head_dim_qk, c.k_in);
+  if (s == Status::ok) s = allocate_projection(v_, w.bv, kv, c.head_dim_v, c.v_in);
+  if (s == Status::ok && c.out_projection) s = allocate_projection(o_, w.bo, 1, c.output_width(), c.attn_width());
+  if (s != Status::ok) return s;
+  const PackJob jobs[] = {{&q_, w.wq, h}, {&k_, w.wk, kv}, {&v_, w.wv, kv}, {&o_, w.wo, 1}};
+  pack_weights(jobs, c.out_projection ? 4 : 3);
   if (s == Status::ok && c.alibi) {
     if (!alibi_.allocate(h)) return Status::out_of_memory;
     if (w.alibi_slopes)
@@ -338,96 +430,130 @@ void place_keys(const float* k, std::size_t rows, std::size_t dk, float* packed,
   }
 }
 
-// 1. Project query head h's Q and, with with_kv, K/V head g's K and V and pack them, in one parallel
-//    pass: row chunks of Q, K and V are independent tasks, and each K or V chunk is rotated and
-//    packed by the task that made it.
-void Layer::project_head(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t g, bool with_kv,
-                         Scratch& s) const {
-  const LayerConfig& c = config_;
-  const std::size_t L = a.tgt_len, S = a.src_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads;
-  const std::size_t Hkv = c.kv_heads(), rope = c.rope.dim;
-  const std::size_t q_rows = s.chunk(L), kv_rows = s.chunk(S);
-  const std::size_t q_tasks = ceil_div(L, q_rows), kv_tasks = with_kv ? ceil_div(S, kv_rows) : 0;
-  Intermediates* in = a.intermediates;
-  s.run(q_tasks + 2 * kv_tasks, [&](std::size_t task, std::size_t) {
-    if (task < q_tasks) {
-      const std::size_t r0 = task * q_rows, rows = std::min(L, r0 + q_rows) - r0;
-      float* q = s.q + r0 * dk;
-      project_rows(q_, h, a.query + (b * L + r0) * c.q_in, rows, q);
-      if (rope) apply_rope(q, rows, dk, s.rope_q + r0 * rope, rope, c.rope.interleaved);
-      for (std::size_t i = 0; in && in->q && i < rows; ++i)
-        std::memcpy(in->q + (b * L + r0 + i) * H * dk + h * dk, q + i * dk, dk * sizeof(float));
-      // Scaling Q (L·dk products) instead of the scores (L·S) saves a pass over every score row,
-      // as PyTorch does. The teaching copy wants raw Q·Kᵀ, so then the scores are scaled instead.
-      if (!in) scale_row(q, rows * dk, a.scale);
-      return;
-    }
-    const bool is_key = task < q_tasks + kv_tasks;
-    const std::size_t r0 = (task - q_tasks - (is_key ? 0 : kv_tasks)) * kv_rows;
-    const std::size_t rows = std::min(S, r0 + kv_rows) - r0;
-    if (is_key) {
-      float* k = s.k + r0 * dk;
-      project_rows(k_, g, a.key + (b * S + r0) * c.k_in, rows, k);
-      if (rope) apply_rope(k, rows, dk, s.rope_k + r0 * rope, rope, c.rope.interleaved);
-      pack_transposed(k, rows, dk, dk, s.packed_k + r0 * dk);  // r0 is a multiple of 16
-      for (std::size_t j = 0; in && in->k && j < rows; ++j)
-        std::memcpy(in->k + (b * S + r0 + j) * Hkv * dk + g * dk, k + j * dk, dk * sizeof(float));
-    } else {
-      float* v = s.v + r0 * dv;
-      project_rows(v_, g, a.value + (b * S + r0) * c.v_in, rows, v);
-      pack_rows(v, rows, dv, dv, s.packed_v + r0 * kPanelWidth, S);
-      for (std::size_t j = 0; j < rows; ++j) {
-        if (all_finite(v + j * dv, dv)) continue;
-        s.nonfinite_v.store(true, std::memory_order_relaxed);
-        for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
-          std::fill_n(s.packed_v + p0 * S + (r0 + j) * kPanelWidth, kPanelWidth, 0.0f);
-      }
-      for (std::size_t j = 0; in && in->v && j < rows; ++j)
-        std::memcpy(in->v + (b * S + r0 + j) * Hkv * dv + g * dv, v + j * dv, dv * sizeof(float));
-    }
-  });
+// Where K/V head g (in scratch slot `slot`) is packed: in the scratch, or in the cache.
+KvStore Layer::kv_store(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, const Scratch& s) const {
+  const std::size_t S = a.src_len, dk = config_.head_dim_qk, dv = config_.head_dim_v;
+  if (a.cache) {
+    const KvCache& cache = *a.cache;
+    return {cache.keys(b, g), cache.values(b, g), cache.max_length_, cache.value_rows(b, g), cache.length_};
+  }
+  return {s.packed_k + slot * packed_panel_floats(S, dk), s.packed_v + slot * packed_panel_floats(dv, S), S,
+          s.v + slot * S * dv, 0};
 }
 
-// 1'. With a cache: every query head's Q and every K/V head's K and V of the call's own tokens, in
-//     one parallel pass (a decode step has one row: its work for threads is across heads). K and V
-//     are rotated, appended to the cache after its length, packed as the attention reads them.
-void Layer::project_cached(const ForwardArgs& a, std::size_t b, Scratch& s) const {
-  const LayerConfig& c = config_;
-  const std::size_t L = a.tgt_len, dk = c.head_dim_qk, dv = c.head_dim_v, H = c.num_heads, Hkv = c.kv_heads();
-  const std::size_t rope = c.rope.dim;
-  KvCache& cache = *a.cache;
-  const std::size_t kv0 = cache.length_, ld_v = cache.max_length_;
-  const std::size_t chunk = s.chunk(L), chunks = ceil_div(L, chunk);
-  s.run((H + 2 * Hkv) * chunks, [&](std::size_t task, std::size_t) {
-    const std::size_t unit = task / chunks, r0 = (task % chunks) * chunk, rows = std::min(L, r0 + chunk) - r0;
-    const float* x = a.query + (b * L + r0) * c.q_in;
-    if (unit < H) {
-      float* q = s.q + (unit * L + r0) * dk;
-      project_rows(q_, unit, x, rows, q);
-      if (rope) apply_rope(q, rows, dk, s.rope_q + r0 * rope, rope, c.rope.interleaved);
-      scale_row(q, rows * dk, a.scale);
-    } else if (unit < H + Hkv) {
-      const std::size_t g = unit - H;
-      float* k = s.k + (g * L + r0) * dk;
-      project_rows(k_, g, x, rows, k);
-      if (rope) apply_rope(k, rows, dk, s.rope_k + r0 * rope, rope, c.rope.interleaved);
-      place_keys(k, rows, dk, cache.keys(b, g), kv0 + r0);
-    } else {
-      const std::size_t g = unit - H - Hkv;
-      float* v = s.v + (g * L + r0) * dv;
-      project_rows(v_, g, x, rows, v);
-      pack_rows(v, rows, dv, dv, cache.values(b, g) + (kv0 + r0) * kPanelWidth, ld_v);
-      std::memcpy(cache.value_rows(b, g) + (kv0 + r0) * dv, v, rows * dv * sizeof(float));
+// 1. Project query heads [h0, h1) and K/V heads [g0, g1) in one parallel pass: row chunks of each
+//    head's Q, K and V are independent tasks (a few tokens make one task per head, so heads are what
+//    threads share), and each K or V chunk is rotated and packed by the task that made it. With a
+//    cache, K and V come from the query and are appended after the tokens it holds.
+void Layer::project(const ForwardArgs& a, std::size_t b, const HeadRange& r, Scratch& s) const {
+  const std::size_t L = a.tgt_len, kv_rows = a.cache ? L : a.src_len;
+  const std::size_t q_chunk = s.chunk(L), kv_chunk = s.chunk(kv_rows);
+  const std::size_t q_per = ceil_div(L, q_chunk), kv_per = ceil_div(kv_rows, kv_chunk);
+  const std::size_t q_tasks = (r.h1 - r.h0) * q_per, kv_tasks = (r.g1 - r.g0) * kv_per;
+  std::fill_n(s.kv_flags, (r.g1 - r.g0) * flag_count(kv_rows), 0.0f);
+  s.run(q_tasks + 2 * kv_tasks, [&](std::size_t t, std::size_t) {
+    if (t < q_tasks) {
+      const std::size_t r0 = t % q_per * q_chunk;
+      project_query(a, b, r.h0 + t / q_per, t / q_per, r0, std::min(L, r0 + q_chunk) - r0, s);
+      return;
     }
+    t -= q_tasks;
+    const bool key = t < kv_tasks;
+    if (!key) t -= kv_tasks;
+    const std::size_t slot = t / kv_per, r0 = t % kv_per * kv_chunk, rows = std::min(kv_rows, r0 + kv_chunk) - r0;
+    if (key)
+      project_key(a, b, r.g0 + slot, slot, r0, rows, s);
+    else
+      project_value(a, b, r.g0 + slot, slot, r0, rows, s);
   });
-  // A value row with a NaN or ±Inf: packed as zeros, and flagged (see Scratch::nonfinite_v).
-  for (std::size_t g = 0; g < Hkv; ++g)
-    for (std::size_t j = 0; j < L; ++j) {
-      if (all_finite(s.v + (g * L + j) * dv, dv)) continue;
-      cache.nonfinite_.get()[b * Hkv + g] = 1.0f;
-      for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
-        std::fill_n(cache.values(b, g) + p0 * ld_v + (kv0 + j) * kPanelWidth, kPanelWidth, 0.0f);
-    }
+  if (!a.cache) return;
+  // The cache remembers a non-finite value for the later calls that read it.
+  for (std::size_t slot = 0; slot < r.g1 - r.g0; ++slot)
+    if (flagged(s, slot, kv_rows)) a.cache->nonfinite_.get()[b * config_.kv_heads() + r.g0 + slot] = 1.0f;
+}
+
+bool Layer::flagged(const Scratch& s, std::size_t slot, std::size_t kv_rows) {
+  const float* flags = s.kv_flags + slot * flag_count(kv_rows);
+  return std::any_of(flags, flags + flag_count(kv_rows), [](float f) { return f != 0.0f; });
+}
+
+// Query rows [r0, r0 + rows) of head h, into scratch slot `slot`: projected, rotated, scaled.
+void Layer::project_query(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t slot, std::size_t r0,
+                          std::size_t rows, Scratch& s) const {
+  const LayerConfig& c = config_;
+  const std::size_t L = a.tgt_len, dk = c.head_dim_qk, rope = c.rope.dim;
+  Intermediates* in = a.intermediates;
+  float* q = s.q + (slot * L + r0) * dk;
+  project_rows(q_, h, a.query + (b * L + r0) * c.q_in, rows, q);
+  if (rope) apply_rope(q, rows, dk, s.rope_q + r0 * rope, rope, c.rope.interleaved);
+  for (std::size_t i = 0; in && in->q && i < rows; ++i)
+    std::memcpy(in->q + (b * L + r0 + i) * c.num_heads * dk + h * dk, q + i * dk, dk * sizeof(float));
+  // Scaling Q (L·dk products) instead of the scores (L·S) saves a pass over every score row, as
+  // PyTorch does. The teaching copy wants raw Q·Kᵀ, so then the scores are scaled instead.
+  if (!in) scale_row(q, rows * dk, a.scale);
+}
+
+// The key or value input of K/V rows [r0, …): the query's with a cache.
+const float* kv_input(const ForwardArgs& a, std::size_t b, std::size_t r0, const float* x, std::size_t width) {
+  return a.cache ? x + (b * a.tgt_len + r0) * width : x + (b * a.src_len + r0) * width;
+}
+
+// Key rows [r0, r0 + rows) of K/V head g: projected, rotated, packed for Q·Kᵀ.
+void Layer::project_key(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, std::size_t r0,
+                        std::size_t rows, Scratch& s) const {
+  const LayerConfig& c = config_;
+  const std::size_t kv_rows = a.cache ? a.tgt_len : a.src_len, dk = c.head_dim_qk, rope = c.rope.dim;
+  Intermediates* in = a.intermediates;
+  float* k = s.k + (slot * kv_rows + r0) * dk;
+  project_rows(k_, g, kv_input(a, b, r0, a.cache ? a.query : a.key, c.k_in), rows, k);
+  if (rope) apply_rope(k, rows, dk, s.rope_k + r0 * rope, rope, c.rope.interleaved);
+  const KvStore store = kv_store(a, b, g, slot, s);
+  const std::size_t j = store.j0 + r0;
+  if (j % kPanelWidth == 0)  // whole panels from here (the rest of the last one is zeros)
+    pack_transposed(k, rows, dk, dk, store.keys_packed + j * dk);
+  else
+    place_keys(k, rows, dk, store.keys_packed, j);
+  for (std::size_t i = 0; in && in->k && i < rows; ++i)
+    std::memcpy(in->k + (b * a.src_len + r0 + i) * c.kv_heads() * dk + g * dk, k + i * dk, dk * sizeof(float));
+}
+
+// Value rows [r0, r0 + rows) of K/V head g: projected, packed for P·V; a row with a NaN or ±Inf is
+// packed as zeros and flagged.
+void Layer::project_value(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, std::size_t r0,
+                          std::size_t rows, Scratch& s) const {
+  const LayerConfig& c = config_;
+  const std::size_t dv = c.head_dim_v;
+  Intermediates* in = a.intermediates;
+  const KvStore store = kv_store(a, b, g, slot, s);
+  const std::size_t j = store.j0 + r0;
+  float* v = store.value_rows + j * dv;
+  project_rows(v_, g, kv_input(a, b, r0, a.cache ? a.query : a.value, c.v_in), rows, v);
+  pack_rows(v, rows, dv, dv, store.values_packed + j * kPanelWidth, store.values_ld);
+  for (std::size_t i = 0; i < rows; ++i) {
+    if (all_finite(v + i * dv, dv)) continue;
+    s.kv_flags[slot * flag_count(a.cache ? a.tgt_len : a.src_len) + r0 / kPanelWidth] = 1.0f;
+    for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
+      std::fill_n(store.values_packed + p0 * store.values_ld + (j + i) * kPanelWidth, kPanelWidth, 0.0f);
+  }
+  for (std::size_t i = 0; in && in->v && i < rows; ++i)
+    std::memcpy(in->v + (b * a.src_len + r0 + i) * c.kv_heads() * dv + g * dv, v + i * dv, dv * sizeof(float));
+}
+
+// What query head h's attention reads (the heads of `r` in the scratch).
+HeadView Layer::view_of(const ForwardArgs& a, std::size_t b, std::size_t h, const HeadRange& r, const Scratch& s) const {
+  const LayerConfig& c = config_;
+  const std::size_t g = h / (c.num_heads / c.kv_heads()), slot = g - r.g0;
+  const std::size_t kv_rows = a.cache ? a.tgt_len : a.src_len;
+  const KvStore store = kv_store(a, b, g, slot, s);
+  HeadView view;
+  view.q = s.q + (h - r.h0) * a.tgt_len * c.head_dim_qk;
+  view.k = s.k + slot * kv_rows * c.head_dim_qk;
+  view.keys_packed = store.keys_packed;
+  view.values_packed = store.values_packed;
+  view.values_ld = store.values_ld;
+  view.values = store.value_rows;
+  view.nonfinite = a.cache ? a.cache->nonfinite_.get()[b * c.kv_heads() + g] != 0.0f : flagged(s, slot, kv_rows);
+  return view;
 }
 
 // 2. Query head h, rows [blk·kRowBlock, …): scores → scale, mask → softmax → weights → P·V into attn_out.
@@ -469,7 +595,7 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
       std::memcpy(dst + first, row + first, n * sizeof(float));
     }
     attends[r] = softmax_row(row + first, n);
-    if (a.weights) store_weights(a, b, h, i, row, first, keys.end);
+    if (a.weights) store_weights(a, b, h, i, row, first, keys.end, s.head_rows);
   }
   float* out = attn_out + i0 * width_v + h * dv;
   gemm_packed(rows, dv, n, block_scores + first, S, view.values_packed + first * kPanelWidth, view.values_ld, nullptr,
@@ -534,12 +660,12 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
 }
 
 // Head h's softmax row for query i (keys [first, end) of row) into the weights: per head, or summed
-// into the head average.
+// into the head average; or into head_rows [heads, tgt_len, src_len], which average_head_rows sums.
 void Layer::store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
-                          std::size_t first, std::size_t end) const {
+                          std::size_t first, std::size_t end, float* head_rows) const {
   const std::size_t H = config_.num_heads, L = a.tgt_len, S = a.src_len;
-  const bool average = a.average_weights && H > 1;
-  float* dst = a.weights + (average ? b * L + i : (b * H + h) * L + i) * S;
+  const bool average = a.average_weights && H > 1 && !head_rows;
+  float* dst = head_rows ? head_rows + (h * L + i) * S : a.weights + (average ? b * L + i : (b * H + h) * L + i) * S;
   // Keys outside [first, end) were skipped (causal, window): weight 0, or NaN in a NaN row
   // (softmax_row makes a row with a NaN all NaN).
   const bool nan_row = end > first && std::isnan(row[first]);
@@ -599,48 +725,66 @@ void Layer::project_output(std::size_t rows_total, Scratch& s, const float* in, 
   });
 }
 
-// 2''. With a cache: every head's row blocks in one parallel pass, over the cached K and V. Averaged
-//      weights add the heads of a row in order, so then a task is a row block of every head.
-void Layer::attend_cached(const ForwardArgs& a, std::size_t b, Scratch& s, bool fused, float* attn_out) const {
+// 2''. The attention of query heads [h0, h1) in one parallel pass: a task is a row block of one head,
+//      so a few tokens still make a task per head. Averaged weights add the heads of a row in order,
+//      so then a task is a row block of every head. A grouped-query step with few rows stacks the
+//      heads that share a K/V head into one block, so K and V are read once per stack.
+void Layer::attend(const ForwardArgs& a, std::size_t b, const HeadRange& r, const Scratch& s, bool fused,
+                   float* attn_out) const {
   const LayerConfig& c = config_;
-  const std::size_t L = a.tgt_len, H = c.num_heads, Hkv = c.kv_heads(), dk = c.head_dim_qk;
-  const KvCache& cache = *a.cache;
-  project_cached(a, b, s);
-  const auto view_of = [&](std::size_t h) {
-    const std::size_t g = h / (H / Hkv);
-    HeadView view;
-    view.q = s.q + h * L * dk;
-    view.keys_packed = cache.keys(b, g);
-    view.values_packed = cache.values(b, g);
-    view.values_ld = cache.max_length_;
-    view.values = cache.value_rows(b, g);
-    view.nonfinite = cache.nonfinite_.get()[b * Hkv + g] != 0.0f;
-    return view;
-  };
-  const std::size_t blocks = ceil_div(L, kRowBlock), group = H / Hkv;
-  if (fused && group > 1 && group * L <= kRowBlock) {  // a group's rows in one block: K and V read once
-    s.run(Hkv, [&](std::size_t g, std::size_t worker) {
+  const std::size_t L = a.tgt_len, H = c.num_heads, Hkv = c.kv_heads(), group = H / Hkv, heads = r.h1 - r.h0;
+  const std::size_t blocks = ceil_div(L, kRowBlock);
+  if (fused && group > 1 && heads == H && group * L <= kRowBlock) {
+    // Stacks of `per` heads, enough of them for every thread (the shape alone decides).
+    const std::size_t per = ceil_div(group, std::min(group, ceil_div(kMinStackTasks, Hkv)));
+    const std::size_t stacks = ceil_div(group, per);
+    s.run(Hkv * stacks, [&](std::size_t t, std::size_t worker) {
+      const std::size_t g = t / stacks, first = g * group + t % stacks * per;
       BlockRows br;
-      br.h = g * group;
-      br.heads = group;
-      br.rows = group * L;
+      br.h = first;
+      br.heads = std::min(per, (g + 1) * group - first);
+      br.rows = br.heads * L;
       br.L = L;
-      attend_block_fused(a, b, br, worker, s, view_of(g * group), attn_out);
+      attend_block_fused(a, b, br, worker, s, view_of(a, b, first, r, s), attn_out);
     });
     return;
   }
-  if (!fused && a.average_weights && H > 1) {
+  if (!fused && a.average_weights && H > 1 && heads > 1 && s.head_rows) {
+    s.run(heads * blocks, [&](std::size_t t, std::size_t worker) {
+      const std::size_t h = r.h0 + t / blocks;
+      attend_block(a, b, h, t % blocks, worker, s, view_of(a, b, h, r, s), attn_out);
+    });
+    average_head_rows(a, b, s);
+    return;
+  }
+  if (!fused && a.average_weights && H > 1 && heads > 1) {
     s.run(blocks, [&](std::size_t blk, std::size_t worker) {
-      for (std::size_t h = 0; h < H; ++h) attend_block(a, b, h, blk, worker, s, view_of(h), attn_out);
+      for (std::size_t h = r.h0; h < r.h1; ++h) attend_block(a, b, h, blk, worker, s, view_of(a, b, h, r, s), attn_out);
     });
     return;
   }
-  s.run(H * blocks, [&](std::size_t t, std::size_t worker) {
-    const std::size_t h = t / blocks, blk = t % blocks;
+  s.run(heads * blocks, [&](std::size_t t, std::size_t worker) {
+    const std::size_t h = r.h0 + t / blocks, blk = t % blocks;
     if (fused)
-      attend_block_fused(a, b, head_block(h, blk, L), worker, s, view_of(h), attn_out);
+      attend_block_fused(a, b, head_block(h, blk, L), worker, s, view_of(a, b, h, r, s), attn_out);
     else
-      attend_block(a, b, h, blk, worker, s, view_of(h), attn_out);
+      attend_block(a, b, h, blk, worker, s, view_of(a, b, h, r, s), attn_out);
+  });
+}
+
+// The head average of the rows store_weights kept apart: heads added in order, then divided, as it
+// adds them into the average itself (so the bits are the same).
+void Layer::average_head_rows(const ForwardArgs& a, std::size_t b, const Scratch& s) const {
+  const std::size_t H = config_.num_heads, L = a.tgt_len, S = a.src_len;
+  const std::size_t cols = std::max<std::size_t>(256, ceil_div(S, 4 * s.workers)), chunks = ceil_div(S, cols);
+  s.run(L * chunks, [&](std::size_t t, std::size_t) {
+    const std::size_t i = t / chunks, j0 = t % chunks * cols, j1 = std::min(S, j0 + cols);
+    float* dst = a.weights + (b * L + i) * S;
+    for (std::size_t j = j0; j < j1; ++j) {
+      float sum = s.head_rows[i * S + j];
+      for (std::size_t h = 1; h < H; ++h) sum += s.head_rows[(h * L + i) * S + j];
+      dst[j] = sum / static_cast<float>(H);
+    }
   });
 }
 
@@ -657,7 +801,6 @@ Status Layer::forward(const ForwardArgs& a) const {
 
   const ForwardShape shape = shape_of(a);
   const Plan plan = plan_forward(c, shape);
-  const bool fused = plan.fused;
   Scratch s;
   s.parallel = plan.parallel;
   s.workers = plan.workers;
@@ -668,33 +811,22 @@ Status Layer::forward(const ForwardArgs& a) const {
   }
 
   for (std::size_t b = 0; b < a.batch; ++b) {
-    // With an out projection of the same width, the heads' results are gathered in `output` and
-    // projected in place.
+    // With an out projection of the same width (one head at a time), the heads' results are gathered
+    // in `output` and projected in place.
     float* attn_out = s.attn_rows ? s.attn_rows : a.output + b * L * width_v;
-    if (cache)
-      attend_cached(a, b, s, fused, attn_out);
-    else
-      for (std::size_t g = 0; g < Hkv; ++g) {
-        s.nonfinite_v.store(false, std::memory_order_relaxed);
-        // Query heads [g·group, (g+1)·group) share K/V head g, projected once with the first of them.
+    if (plan.all_heads) {
+      const HeadRange all{0, H, 0, Hkv};
+      project(a, b, all, s);
+      attend(a, b, all, s, plan.fused, attn_out);
+    } else {
+      // Query heads [g·group, (g+1)·group) share K/V head g, projected once with the first of them.
+      for (std::size_t g = 0; g < Hkv; ++g)
         for (std::size_t h = g * group; h < (g + 1) * group; ++h) {
-          project_head(a, b, h, g, h == g * group, s);
-          HeadView view;
-          view.q = s.q;
-          view.k = s.k;
-          view.keys_packed = s.packed_k;
-          view.values_packed = s.packed_v;
-          view.values_ld = S;
-          view.values = s.v;
-          view.nonfinite = s.nonfinite_v.load(std::memory_order_relaxed);
-          s.run(ceil_div(L, kRowBlock), [&](std::size_t blk, std::size_t worker) {
-            if (fused)
-              attend_block_fused(a, b, head_block(h, blk, L), worker, s, view, attn_out);
-            else
-              attend_block(a, b, h, blk, worker, s, view, attn_out);
-          });
+          const HeadRange one{h, h + 1, g, h == g * group ? g + 1 : g};
+          project(a, b, one, s);
+          attend(a, b, one, s, plan.fused, attn_out);
         }
-      }
+    }
     if (a.intermediates && a.intermediates->attn_output)
       std::memcpy(a.intermediates->attn_output + b * L * width_v, attn_out, L * width_v * sizeof(float));
     if (c.out_projection) project_output(L, s, attn_out, a.output + b * L * out_width);

@@ -128,6 +128,8 @@ struct ForwardSizes {
 struct Scratch;
 struct HeadView;
 struct BlockRows;
+struct HeadRange;
+struct KvStore;
 
 // Weights copied and packed for the GEMM kernel once.
 class Layer {
@@ -152,15 +154,25 @@ class Layer {
   };
 
  private:
-  void project_head(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t g, bool with_kv, Scratch& s) const;
-  void project_cached(const ForwardArgs& a, std::size_t b, Scratch& s) const;
+  void project(const ForwardArgs& a, std::size_t b, const HeadRange& r, Scratch& s) const;
+  void project_query(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t slot, std::size_t r0,
+                     std::size_t rows, Scratch& s) const;
+  void project_key(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, std::size_t r0,
+                   std::size_t rows, Scratch& s) const;
+  void project_value(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, std::size_t r0,
+                     std::size_t rows, Scratch& s) const;
+  KvStore kv_store(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, const Scratch& s) const;
+  static bool flagged(const Scratch& s, std::size_t slot, std::size_t kv_rows);
+  HeadView view_of(const ForwardArgs& a, std::size_t b, std::size_t h, const HeadRange& r, const Scratch& s) const;
+  void attend(const ForwardArgs& a, std::size_t b, const HeadRange& r, const Scratch& s, bool fused,
+              float* attn_out) const;
   void attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t blk, std::size_t worker,
                     const Scratch& s, const HeadView& view, float* attn_out) const;
   void attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockRows& rows, std::size_t worker,
                           const Scratch& s, const HeadView& view, float* attn_out) const;
-  void attend_cached(const ForwardArgs& a, std::size_t b, Scratch& s, bool fused, float* attn_out) const;
   void store_weights(const ForwardArgs& a, std::size_t b, std::size_t h, std::size_t i, const float* row,
-                     std::size_t first, std::size_t end) const;
+                     std::size_t first, std::size_t end, float* head_rows) const;
+  void average_head_rows(const ForwardArgs& a, std::size_t b, const Scratch& s) const;
   void project_output(std::size_t rows, Scratch& s, const float* in, float* out) const;
   void add_nonfinite_values(const ForwardArgs& a, std::size_t b, const BlockRows& rows, const HeadView& view,
                             std::size_t j0, std::size_t keys, const float* p, std::size_t ldp, const bool* attends,

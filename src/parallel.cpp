@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
@@ -13,9 +14,20 @@ namespace wa {
 namespace {
 
 // How long an idle worker polls for the next job before it sleeps. A forward posts jobs back to
-// back (two per head); waking a sleeping thread costs tens of microseconds in WebAssembly (a
-// futex through Atomics.wait), polling costs nothing but a core that would idle anyway.
+// back (one per stage); waking a sleeping thread costs tens of microseconds in WebAssembly (a futex
+// through Atomics.wait), polling costs nothing but a core that would idle anyway.
 constexpr int kSpinsBeforeSleep = 1 << 16;
+// After the last job of a call, workers poll only this long (tens of microseconds) before they
+// sleep: calls made back to back (decode steps, layer after layer) find them awake, and no core
+// keeps spinning long while the caller, or another library's threads, run.
+constexpr int kSpinsAfterCall = 1 << 14;
+
+// The job now posted and its next task, in one word: generation (high 32 bits), task index (low 32).
+// A task is claimed by one compare-exchange, which fails once the job has changed, so a worker that
+// wakes late claims nothing of a job it did not read, and the caller waits only for tasks claimed:
+// never for a worker that is still waking up (the caller then runs every task itself).
+constexpr int kGenerationShift = 32;
+constexpr std::uint64_t kTaskMask = (std::uint64_t{1} << kGenerationShift) - 1;
 
 class Pool {
  public:
@@ -41,8 +53,8 @@ class Pool {
     workers_.reserve(static_cast<std::size_t>(threads));
     for (int i = 1; i < threads; ++i) {
       // A worker must know the generation it was born in: reading it once started would miss a
-      // job posted in between and leave run() waiting for it forever.
-      workers_.push_back(Worker{this, generation_.load(), workers_.size() + 1, {}});
+      // job posted in between.
+      workers_.push_back(Worker{this, generation(), workers_.size() + 1, {}});
       if (pthread_create(&workers_.back().thread, nullptr, &Pool::start, &workers_.back()) != 0) {
         workers_.pop_back();
         break;
@@ -53,30 +65,32 @@ class Pool {
   }
 
   void run(std::size_t count, const TaskFn& fn) {
-    if (workers_.empty() || count <= 1) {
+    if (workers_.empty() || count <= 1 || count > kTaskMask) {
       for (std::size_t t = 0; t < count; ++t) fn(t, 0);
       return;
     }
     resting_.store(false);
-    job_ = &fn;
-    count_ = count;
-    next_.store(0);
-    busy_.store(static_cast<int>(workers_.size()));
-    generation_.fetch_add(1);  // publishes the job (seq_cst) ...
+    job_.store(&fn);
+    count_.store(count);
+    finished_.store(0);
+    const std::uint64_t gen = (generation() + 1) & kTaskMask;
+    ticket_.store(gen << kGenerationShift);  // publishes the job (seq_cst) ...
     if (sleepers_.load() > 0) {  // ... before this read: a worker going to sleep sees one or the other
       std::lock_guard<std::mutex> lock(mutex_);
       wake_.notify_all();
     }
-    drain(fn, count, 0);
-    // The stragglers finish tasks already started: short, so poll.
-    while (busy_.load() != 0) {
+    drain(gen, fn, count, 0);
+    // Tasks still running on workers: short, so poll.
+    while (finished_.load() != count) {
     }
   }
+
+  void rest() { resting_.store(true); }
 
  private:
   struct Worker {
     Pool* pool;
-    std::size_t born;
+    std::uint64_t born;
     std::size_t index;
 #ifndef WA_NO_THREADS
     pthread_t thread;
@@ -89,45 +103,60 @@ class Pool {
     return nullptr;
   }
 
-  void drain(const TaskFn& fn, std::size_t count, std::size_t worker) {
-    for (std::size_t t = next_.fetch_add(1); t < count; t = next_.fetch_add(1)) fn(t, worker);
+  std::uint64_t generation() const { return ticket_.load() >> kGenerationShift; }
+
+  // Claims the next task of generation gen; false when none is left or the job has changed.
+  bool claim(std::uint64_t gen, std::size_t count, std::size_t& task) {
+    std::uint64_t ticket = ticket_.load();
+    for (;;) {
+      if (ticket >> kGenerationShift != gen || (ticket & kTaskMask) >= count) return false;
+      if (ticket_.compare_exchange_weak(ticket, ticket + 1)) {
+        task = static_cast<std::size_t>(ticket & kTaskMask);
+        return true;
+      }
+    }
+  }
+
+  void drain(std::uint64_t gen, const TaskFn& fn, std::size_t count, std::size_t worker) {
+    for (std::size_t t = 0; claim(gen, count, t);) {
+      fn(t, worker);
+      finished_.fetch_add(1);
+    }
   }
 
   // Waits for a generation other than `seen` (or stop); returns false on stop.
-  bool await_job(std::size_t seen) {
-    for (int spin = 0; spin < kSpinsBeforeSleep && !resting_.load(); ++spin) {
-      if (generation_.load() != seen) return true;
+  bool await_job(std::uint64_t seen) {
+    for (int spin = 0; spin < kSpinsBeforeSleep && (spin < kSpinsAfterCall || !resting_.load()); ++spin) {
+      if (generation() != seen) return true;
       if (stop_.load()) return false;
     }
     std::unique_lock<std::mutex> lock(mutex_);
     sleepers_.fetch_add(1);
-    wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+    wake_.wait(lock, [&] { return stop_.load() || generation() != seen; });
     sleepers_.fetch_sub(1);
     return !stop_.load();
   }
 
-  void work_loop(std::size_t seen, std::size_t index) {
+  void work_loop(std::uint64_t seen, std::size_t index) {
     while (await_job(seen)) {
-      seen = generation_.load();
-      drain(*job_, count_, index);
-      busy_.fetch_sub(1);
+      seen = generation();
+      // Read after the generation: if they already belong to a newer job, every claim fails.
+      const TaskFn* job = job_.load();
+      const std::size_t count = count_.load();
+      drain(seen, *job, count, index);
     }
   }
 
   std::vector<Worker> workers_;  // reserved up front: threads hold pointers into it
   std::mutex mutex_;
   std::condition_variable wake_;
-  const TaskFn* job_ = nullptr;
-  std::size_t count_ = 0;
-  std::atomic<std::size_t> next_{0};
-  std::atomic<std::size_t> generation_{0};
-  std::atomic<int> busy_{0};
+  std::atomic<const TaskFn*> job_{nullptr};
+  std::atomic<std::size_t> count_{0};
+  std::atomic<std::uint64_t> ticket_{0};
+  std::atomic<std::size_t> finished_{0};
   std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> resting_{false};
-
- public:
-  void rest() { resting_.store(true); }
 };
 
 Pool& pool() {

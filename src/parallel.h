@@ -14,8 +14,9 @@ using TaskFn = std::function<void(std::size_t task, std::size_t worker)>;
 void parallel_for(std::size_t count, const TaskFn& fn);
 
 // Idle workers poll for the next job for a while before they sleep (jobs of one forward come back
-// to back). After the last job of a call, this sends them to sleep at once, so no core keeps
-// spinning while the caller, or another library's threads, run.
+// to back). After the last job of a call, this shortens that to tens of microseconds: enough for
+// the next call of a loop, short enough that no core keeps spinning while the caller, or another
+// library's threads, run.
 void parallel_rest();
 
 // Threads used by parallel_for, including the caller. Returns the count actually in use

@@ -1,10 +1,14 @@
-// Decoder pieces: RoPE tables and rotation, ALiBi slopes, the keys a windowed forward visits, and a
-// KV cache fed in chunks against one causal forward.
+// Decoder pieces: RoPE tables and rotation, ALiBi slopes, the keys a windowed forward visits, a KV
+// cache fed in chunks against one causal forward, and the ways a forward splits over threads.
 #include <cmath>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "attention.h"
+#include "parallel.h"
 #include "positions.h"
+#include "reference.h"
 #include "test_util.h"
 
 namespace {
@@ -137,6 +141,122 @@ TEST(KvCache, ChunksEqualOneCausalForward) {
   over.cache = &cache;
   EXPECT_EQ(layer.forward(over), wa::Status::invalid_argument);
   EXPECT_EQ(cache.length(), T);
+}
+
+// A forward's ways of splitting its work: every head at once (few tokens), one head at a time (long
+// sequences), heads stacked per K/V head (grouped-query steps), weights averaged or per head.
+struct Split {
+  const char* name;
+  std::size_t E, kv_in, H, Hkv, hd, L, S;
+  std::size_t cached;  // > 0: a decode step of L tokens after a prefill of this many
+  bool weights, average;
+};
+
+// Each large enough (over a million multiply-adds) to run on every thread.
+const Split kSplits[] = {
+    {"4x512x8, every head at once", 512, 512, 8, 8, 64, 4, 4, 0, false, true},
+    {"4x512x8 with weights", 512, 512, 8, 8, 64, 4, 4, 0, true, true},
+    {"one head at a time (60000 keys)", 16, 16, 2, 2, 8, 2, 60000, 0, false, true},
+    {"one head at a time, per-head weights", 16, 16, 2, 2, 8, 2, 60000, 0, true, false},
+    {"GQA few tokens, stacked heads", 1024, 1024, 32, 8, 32, 2, 2, 0, false, true},
+    {"GQA decode step, 16 of 4 K/V heads", 1024, 1024, 16, 4, 64, 1, 0, 20, false, true},
+    {"GQA decode step, averaged weights", 1024, 1024, 16, 4, 64, 1, 0, 20, true, true},
+    {"GQA decode step, per-head weights", 1024, 1024, 16, 4, 64, 1, 0, 20, true, false},
+    {"GQA 3-token step, stacked pairs", 1024, 1024, 16, 8, 64, 3, 0, 33, false, true},
+    {"multi-query decode step", 1024, 1024, 16, 1, 64, 1, 0, 17, false, true},
+};
+
+// A layer's weights and inputs, made once per case.
+struct SplitData {
+  wa::LayerConfig c;
+  std::vector<float> wq, wk, wv, wo, x, kv;
+  explicit SplitData(const Split& p)
+      : c(wa_test::layer_config(p.E, p.kv_in, p.kv_in, p.H, p.hd, p.hd, true)),
+        wq(wa_test::random_vector(p.H * p.hd * p.E, 1, -0.3f, 0.3f)),
+        wk(wa_test::random_vector(p.Hkv * p.hd * p.kv_in, 2, -0.3f, 0.3f)),
+        wv(wa_test::random_vector(p.Hkv * p.hd * p.kv_in, 3, -0.3f, 0.3f)),
+        wo(wa_test::random_vector(p.E * p.H * p.hd, 4, -0.3f, 0.3f)),
+        x(wa_test::random_vector((p.cached + p.L) * p.E, 5)),
+        kv(wa_test::random_vector((p.cached ? 0 : p.S) * p.kv_in, 6)) {
+    c.num_kv_heads = p.Hkv;
+    c.out_dim = p.E;
+  }
+  wa::LayerWeights weights() const {
+    wa::LayerWeights w;
+    w.wq = wq.data();
+    w.wk = wk.data();
+    w.wv = wv.data();
+    w.wo = wo.data();
+    return w;
+  }
+};
+
+struct SplitRun {
+  std::vector<float> output, weights;
+};
+
+// The forward (the decode step after its prefill, on a fresh cache) with `threads` threads.
+SplitRun run_split(const Split& p, const SplitData& d, int threads) {
+  const wa::LayerConfig& c = d.c;
+  const wa::LayerWeights w = d.weights();
+  const std::size_t T = p.cached + p.L, S = p.cached ? T : p.S;
+  wa::set_thread_count(threads);
+  wa::Layer layer;
+  EXPECT_EQ(layer.init(c, w), wa::Status::ok) << p.name;
+  SplitRun run;
+  run.output.assign(T * p.E, 0.0f);
+  wa::ForwardArgs a;
+  a.scale = 0.25f;
+  a.output = run.output.data();
+  a.average_weights = p.average;
+  wa::KvCache cache;
+  if (p.cached) {
+    EXPECT_EQ(cache.init(c, 1, T), wa::Status::ok);
+    a.cache = &cache;
+    a.is_causal = true;
+    a.query = d.x.data();
+    a.tgt_len = a.src_len = p.cached;
+    EXPECT_EQ(layer.forward(a), wa::Status::ok) << p.name << " prefill";
+    a.position_offset = p.cached;
+    a.query = d.x.data() + p.cached * p.E;
+    a.output = run.output.data() + p.cached * p.E;
+  } else {
+    a.query = d.x.data();
+    a.key = a.value = d.kv.data();
+  }
+  a.tgt_len = p.L;
+  a.src_len = S;
+  if (p.weights) {
+    run.weights.assign((p.average ? 1 : p.H) * p.L * S, -1.0f);
+    a.weights = run.weights.data();
+  }
+  EXPECT_EQ(layer.forward(a), wa::Status::ok) << p.name;
+  if (!p.cached && p.Hkv == p.H) {  // against the float64 specification (which knows no cache, no GQA)
+    SplitRun ref{std::vector<float>(run.output.size()), std::vector<float>(run.weights.size())};
+    a.output = ref.output.data();
+    a.weights = p.weights ? ref.weights.data() : nullptr;
+    wa::reference_forward(c, w, a);
+    EXPECT_TRUE(wa_test::all_close(run.output, wa_test::to_double(ref.output), std::string(p.name) + " output"));
+    EXPECT_TRUE(wa_test::all_close(run.weights, wa_test::to_double(ref.weights), std::string(p.name) + " weights"));
+  }
+  wa::set_thread_count(1);
+  return run;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+TEST(Threads, EverySplitGivesTheSameBitsOnOneTwoAndThreeThreads) {
+  for (const Split& p : kSplits) {
+    const SplitData data(p);
+    const SplitRun one = run_split(p, data, 1);
+    for (int threads : {2, 3}) {
+      const SplitRun more = run_split(p, data, threads);
+      EXPECT_TRUE(same_bits(one.output, more.output)) << p.name << ": output, 1 vs " << threads << " threads";
+      EXPECT_TRUE(same_bits(one.weights, more.weights)) << p.name << ": weights, 1 vs " << threads << " threads";
+    }
+  }
 }
 
 }  // namespace

@@ -180,9 +180,14 @@ TEST(Robustness, WorkspaceOfTheFusedPathIsFlatInTheKeyCount) {
   };
   // Unfused: whole score rows, so it grows with the keys at least by a row block of scores.
   EXPECT_GE(bytes(20000, true) - bytes(10000, true), 10000u * 32 * sizeof(float));
-  // Fused: only K and V of the head grow (dk + dv per key, packed), not the scores.
-  EXPECT_LE(bytes(20000, false) - bytes(10000, false), 10000u * (16 + 16) * 2 * sizeof(float));
+  // Fused: only K and V grow (dk + dv per key, as rows and packed, and a flag per 16 keys), not the
+  // scores: of one head at a time for long sequences ...
+  const std::size_t per_key = (16 + 16) * 2 + 1;
+  EXPECT_LE(bytes(80000, false) - bytes(40000, false), 40000u * per_key * sizeof(float));
   EXPECT_LT(bytes(20000, false), bytes(20000, true));
+  // ... and of every head when all heads are projected before the attention (shorter ones).
+  EXPECT_LE(bytes(2000, false) - bytes(1000, false), 1000u * 4 * per_key * sizeof(float));
+  EXPECT_GE(bytes(2000, false) - bytes(1000, false), 1000u * 4 * (16 + 16) * sizeof(float));
 }
 
 TEST(Robustness, WorkspaceIsWhatAForwardCanRunIn) {
