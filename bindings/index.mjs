@@ -43,3 +43,5 @@ export function createAttention(options) {
 }
 
 export { VERSION as version } from './create.mjs';
+export { readSafetensors } from './safetensors.mjs';
+export { attentionArgsFromStateDict } from './state-dict.mjs';

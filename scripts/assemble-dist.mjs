@@ -5,6 +5,7 @@
 //   wasm-attention-*-mt.worker.mjs           pthread workers as ES modules (see pthread-worker.mjs)
 //   node/wasm-attention-*.js (+ .worker.js)  the CommonJS glues for Node and Emscripten's worker
 //   index.mjs, node.mjs, index.cjs           the entries; create.cjs is the API bundled for CommonJS
+//   safetensors.mjs, state-dict.mjs, …       weight loading (pure JavaScript; in create.cjs too)
 //   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
@@ -16,8 +17,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+// The modules index.cjs takes from create.cjs, bundled from their ES sources.
+const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs'];
 const API_SOURCES = ['api.mjs', 'checks.mjs', 'create.mjs', 'heap.mjs', 'layer-args.mjs', 'pthread-worker.mjs',
-  'index.mjs', 'node.mjs', 'index.cjs'];
+  'safetensors.mjs', 'half-float.mjs', 'state-dict.mjs', 'index.mjs', 'node.mjs', 'index.cjs'];
 
 mkdirSync(join(dist, 'node'), { recursive: true });
 const written = new Set();
@@ -59,7 +62,7 @@ const types = withVersion(readFileSync(join(root, 'bindings', 'index.d.ts'), 'ut
 for (const name of ['index.d.ts', 'index.d.mts', 'index.d.cts']) writeFileSync(join(dist, name), types);
 
 await build({
-  entryPoints: [join(dist, 'create.mjs')],
+  stdin: { contents: CJS_MODULES.map((name) => `export * from './${name}';\n`).join(''), resolveDir: dist },
   outfile: join(dist, 'create.cjs'),
   bundle: true,
   format: 'cjs',

@@ -31,6 +31,14 @@ How the expectations are computed:
   RoPE by LLaMA / GPT-NeoX's `rotate_half` or GPT-J's `rotate_every_two` with their cos/sin tables,
   BLOOM's ALiBi `get_slopes`, and causal / sliding-window masks by absolute positions.
 
+* Safetensors round trips (tests/fixtures/safetensors/, `make_safetensors`): real modules'
+  state_dicts — nn.MultiheadAttention, and LLaMA / Qwen-style attention modules written here after
+  Hugging Face's code (q/k/v/o_proj nn.Linear, rotate_half, repeat_kv) — saved by `write_safetensors`
+  (the format by hand: Debian has no `safetensors` package) in F32, F16 and BF16, with the module's
+  float64 output for a query beside each file (`<name>.json`: prefix, layer and forward arguments,
+  expected output). Half-precision files' outputs are computed from the rounded weights, so they
+  test the loader, not the rounding.
+
 JSON: floats are written as float(x) (shortest round-trip repr, nothing rounded). A float mask's
 -inf is written as the string "-Infinity" (JSON has no infinities). Masks are
 {"dtype": "bool" | "float32", "data": [...]}; every other tensor is a flat row-major list.
@@ -462,6 +470,115 @@ DECODER_CASES = [
 ]
 
 
+# ----------------------------------------------------------------------------- safetensors
+
+SAFETENSORS_DIR = os.path.join(OUT_DIR, 'safetensors')
+ST_DTYPES = {torch.float32: 'F32', torch.float16: 'F16', torch.bfloat16: 'BF16', torch.int64: 'I64'}
+
+
+def write_safetensors(path, tensors, metadata):
+    """The safetensors format: u64 little-endian header length, JSON header (padded with spaces to a
+    multiple of 8, as the reference writer does), then each tensor's little-endian bytes in order."""
+    header, chunks, offset = {'__metadata__': metadata}, [], 0
+    for name, t in tensors.items():
+        t = t.detach().contiguous()
+        raw = (t.view(torch.int16) if t.dtype == torch.bfloat16 else t).numpy()  # numpy has no bfloat16
+        data = raw.astype(raw.dtype.newbyteorder('<'), copy=False).tobytes()
+        header[name] = {'dtype': ST_DTYPES[t.dtype], 'shape': list(t.shape), 'data_offsets': [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(',', ':')).encode('utf-8')
+    text += b' ' * (-len(text) % 8)
+    blob = len(text).to_bytes(8, 'little') + text + b''.join(chunks)
+    with open(path, 'wb') as f:
+        f.write(blob)
+    return len(blob)
+
+
+class HfAttention(nn.Module):
+    """Hugging Face LLaMA / Qwen2 attention (modeling_llama.py): q/k/v/o_proj Linear layers, RoPE by
+    rotate_half on Q and K, K/V heads repeated for grouped-query (repeat_kv), causal softmax."""
+
+    def __init__(self, E, H, Hkv, qkv_bias):
+        super().__init__()
+        self.H, self.Hkv, self.hd = H, Hkv, E // H
+        self.q_proj = nn.Linear(E, H * self.hd, bias=qkv_bias)
+        self.k_proj = nn.Linear(E, Hkv * self.hd, bias=qkv_bias)
+        self.v_proj = nn.Linear(E, Hkv * self.hd, bias=qkv_bias)
+        self.o_proj = nn.Linear(H * self.hd, E, bias=False)
+
+    def forward(self, x):
+        B, L, _ = x.shape
+        q = self.q_proj(x).view(B, L, self.H, self.hd).transpose(1, 2)
+        k = self.k_proj(x).view(B, L, self.Hkv, self.hd).transpose(1, 2)
+        v = self.v_proj(x).view(B, L, self.Hkv, self.hd).transpose(1, 2)
+        q = apply_rope(q, torch.arange(L), self.hd, 10000, False)
+        k = apply_rope(k, torch.arange(L), self.hd, 10000, False)
+        rep = self.H // self.Hkv
+        k = k[:, :, None].expand(B, self.Hkv, rep, L, self.hd).reshape(B, self.H, L, self.hd)
+        v = v[:, :, None].expand(B, self.Hkv, rep, L, self.hd).reshape(B, self.H, L, self.hd)
+        s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.hd)
+        s = s.masked_fill(causal_mask(L, L), float('-inf'))
+        a = torch.matmul(torch.softmax(s, dim=-1), v).transpose(1, 2).reshape(B, L, self.H * self.hd)
+        return self.o_proj(a)
+
+
+def randomize(module, r):
+    """Seeded parameters (nn.Module's own init draws from the global generator)."""
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(r.uniform(*p.shape, scale=1 / math.sqrt(p.shape[-1])))
+
+
+def make_safetensors(c):
+    r, B, L = Rand(c['seed']), c['batch'], c['tgtLen']
+    E, H = c['embedDim'], c['numHeads']
+    dtype, prefix = c['dtype'], c['prefix']
+    if c['kind'] == 'mha':
+        module = nn.MultiheadAttention(E, H, bias=True, batch_first=True)
+        layer = {'embedDim': E, 'numHeads': H}
+        forward = {'isCausal': False}
+    else:
+        Hkv = c['numKvHeads']
+        module = HfAttention(E, H, Hkv, c['qkvBias'])
+        layer = {'embedDim': E, 'numHeads': H, 'numKvHeads': Hkv, 'rope': True}
+        forward = {'isCausal': True}
+    randomize(module, r)
+    # What the file holds, and the module computing from exactly that (the weights rounded to dtype).
+    stored = {k: v.to(dtype) for k, v in module.state_dict().items()}
+    module.load_state_dict({k: v.float() for k, v in stored.items()})
+    module = module.double()
+    module.train()  # nn.MultiheadAttention's Python path; dropout is 0
+    query = r.uniform(B, L, E)
+    with torch.no_grad():
+        out = module(query.double(), query.double(), query.double(), need_weights=False)[0] \
+            if c['kind'] == 'mha' else module(query.double())
+    check_finite(c['name'], out)
+    tensors = {prefix + k: v for k, v in stored.items()}
+    tensors.update({k: v.to(dtype) if v.is_floating_point() else v for k, v in c.get('others', {}).items()})
+    size = write_safetensors(os.path.join(SAFETENSORS_DIR, c['name'] + '.safetensors'), tensors, {'format': 'pt'})
+    forward.update(query=flat(query), batch=B)
+    sidecar = {'name': c['name'], 'description': c['desc'], 'prefix': prefix, 'layer': layer, 'forward': forward,
+               'expected': {'output': flat(out), 'outputShape': list(out.shape)}}
+    text = json.dumps(sidecar, allow_nan=False, separators=(',', ':')) + '\n'
+    with open(os.path.join(SAFETENSORS_DIR, c['name'] + '.json'), 'w') as f:
+        f.write(text)
+    return size + len(text)
+
+
+SAFETENSORS_CASES = [
+    dict(name='mha-in-proj-f32', desc='nn.MultiheadAttention(16, 4) state_dict in F32, among other tensors', kind='mha',
+         seed=400, batch=2, tgtLen=5, embedDim=16, numHeads=4, dtype=torch.float32, prefix='encoder.layers.0.self_attn.',
+         others={'encoder.layers.0.norm1.weight': torch.ones(16), 'encoder.position_ids': torch.arange(8).view(1, 8)}),
+    dict(name='llama-gqa-f16', desc='LLaMA attention, 4 heads on 2 K/V heads, RoPE, causal, F16', kind='hf',
+         seed=401, batch=1, tgtLen=7, embedDim=32, numHeads=4, numKvHeads=2, qkvBias=False, dtype=torch.float16,
+         prefix='model.layers.0.self_attn.', others={'model.norm.weight': torch.ones(32)}),
+    dict(name='qwen-bias-bf16', desc='Qwen2-style attention (q/k/v biases, none on o_proj), RoPE, causal, BF16',
+         kind='hf', seed=402, batch=2, tgtLen=4, embedDim=16, numHeads=2, numKvHeads=2, qkvBias=True,
+         dtype=torch.bfloat16, prefix='model.layers.1.self_attn.'),
+]
+
+
 # ----------------------------------------------------------------------------- selfAttention
 
 def make_sa(c):
@@ -652,7 +769,13 @@ def main():
         total += write(fx)
     for c in DECODER_CASES:
         total += write(make_decoder(c))
-    print(f'{len(MHA_CASES) + len(SA_CASES) + len(DECODER_CASES)} fixtures, {total} bytes in {os.path.normpath(OUT_DIR)}')
+    os.makedirs(SAFETENSORS_DIR, exist_ok=True)
+    for c in SAFETENSORS_CASES:
+        size = make_safetensors(c)
+        if size > 60_000:
+            sys.exit(f"{c['name']}: {size} bytes, over the 60 KB a fixture may take")
+        total += size
+    print(f'{len(MHA_CASES) + len(SA_CASES) + len(DECODER_CASES) + len(SAFETENSORS_CASES)} fixtures, {total} bytes in {os.path.normpath(OUT_DIR)}')
     if total > 1_500_000:
         sys.exit('fixtures exceed 1.5 MB')
 

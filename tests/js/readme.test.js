@@ -55,7 +55,7 @@ const readme = fs.existsSync(README) ? fs.readFileSync(README, 'utf8') : '';
 
 test('README.md exists and has Usage examples', () => {
   expect(readme).not.toBe('');
-  expect(usageHeadings(readme).length).toBeGreaterThanOrEqual(2); // the quick start and KV-cache decoding
+  expect(usageHeadings(readme).length).toBeGreaterThanOrEqual(3); // the quick start, KV-cache decoding, loading weights
 });
 
 test.each((readme ? usageHeadings(readme) : []).map((h) => [readme.split(/\r?\n/)[h], h]))('README.md: "%s" runs with exit code 0', (_, h) => {
@@ -66,6 +66,8 @@ test.each((readme ? usageHeadings(readme) : []).map((h) => [readme.split(/\r?\n/
     fs.mkdirSync(path.join(tmp, 'node_modules'));
     fs.symlinkSync(ROOT, path.join(tmp, 'node_modules', 'wasm-attention'), 'dir');
     fs.writeFileSync(path.join(tmp, 'package.json'), JSON.stringify({ name: 'readme-check', private: true }));
+    // The file the weight-loading example reads: a small LLaMA-style attention layer in F16.
+    fs.copyFileSync(path.join(ROOT, 'tests', 'fixtures', 'safetensors', 'llama-gqa-f16.safetensors'), path.join(tmp, 'model.safetensors'));
   }
   const mod = asModule(snippet);
   fs.writeFileSync(path.join(tmp, mod.file), mod.text);

@@ -1,0 +1,198 @@
+// readSafetensors: the tensors of a .safetensors file (Hugging Face's format: an 8-byte little-endian
+// header length N, N bytes of JSON header, then the raw tensor bytes) as fresh typed arrays. Plain
+// JavaScript, no engine: a model's weights can be read before, or without, createAttention.
+//
+// The file may come from anywhere, so nothing in it is trusted: every size and offset is checked
+// against the buffer before anything is read or allocated (nothing larger than the file is ever
+// allocated), and each failure is a RangeError naming the tensor and what is wrong.
+import { describe } from './checks.mjs';
+import { floatsOfBf16, floatsOfF16 } from './half-float.mjs';
+
+const FN = 'readSafetensors';
+// The reference implementation (safetensors' Rust crate) refuses headers over 100 MB too.
+const MAX_HEADER_BYTES = 100_000_000;
+const LITTLE_ENDIAN_HOST = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+// Each dtype: its element size and how its little-endian bytes (host order by now) become the
+// array returned. Floating point becomes Float32Array (what the engine takes); integers and bool
+// stay as they are, so buffers such as position_ids or num_batches_tracked still load.
+const DTYPES = {
+  F16: [2, (buffer) => floatsOfF16(new Uint16Array(buffer))],
+  BF16: [2, (buffer) => floatsOfBf16(new Uint16Array(buffer))],
+  F32: [4, (buffer) => new Float32Array(buffer)],
+  F64: [8, (buffer) => new Float32Array(new Float64Array(buffer))],
+  I8: [1, (buffer) => new Int8Array(buffer)],
+  U8: [1, (buffer) => new Uint8Array(buffer)],
+  BOOL: [1, (buffer) => new Uint8Array(buffer)],
+  I16: [2, (buffer) => new Int16Array(buffer)],
+  U16: [2, (buffer) => new Uint16Array(buffer)],
+  I32: [4, (buffer) => new Int32Array(buffer)],
+  U32: [4, (buffer) => new Uint32Array(buffer)],
+  I64: [8, (buffer) => new BigInt64Array(buffer)],
+  U64: [8, (buffer) => new BigUint64Array(buffer)],
+};
+const DTYPE_NAMES = Object.keys(DTYPES).join(', ');
+
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const getter = (proto, key) => Reflect.getOwnPropertyDescriptor(proto, key).get;
+const VIEW_GETTERS = [TypedArrayPrototype, DataView.prototype].map((proto) =>
+  ['buffer', 'byteOffset', 'byteLength'].map((key) => getter(proto, key)));
+const BUFFER_LENGTHS = [ArrayBuffer, globalThis.SharedArrayBuffer].filter(Boolean).map((C) => getter(C.prototype, 'byteLength'));
+
+// A getter applied to what is not its kind throws; that is how a real view or buffer is told apart
+// from an impostor (a Proxy, an object with a typed array's prototype) across realms.
+function tryGet(get, value) {
+  try {
+    return get.call(value);
+  } catch {
+    return undefined;
+  }
+}
+
+// The file's bytes as a Uint8Array of our own, read through intrinsic getters only (a subclass
+// that misreports byteLength cannot make the checks and the reads see different sizes).
+function bytesOf(value) {
+  const expected = 'an ArrayBuffer or an ArrayBufferView (Uint8Array, Buffer, DataView) of a .safetensors file';
+  if (value !== null && typeof value === 'object') {
+    for (const [bufferOf, byteOffsetOf, byteLengthOf] of VIEW_GETTERS) {
+      const buffer = tryGet(bufferOf, value);
+      if (buffer !== undefined) return readable(() => new Uint8Array(buffer, byteOffsetOf.call(value), byteLengthOf.call(value)));
+    }
+    for (const byteLengthOf of BUFFER_LENGTHS) {
+      const length = tryGet(byteLengthOf, value);
+      if (length !== undefined) return readable(() => new Uint8Array(value, 0, length));
+    }
+  }
+  throw new TypeError(`${FN}: bytes must be ${expected}, got ${describe(value)}`);
+}
+
+// A view of detached memory cannot be made (a DataView's getters throw then too).
+function readable(view) {
+  try {
+    return view();
+  } catch {
+    throw new TypeError(`${FN}: bytes must be readable, got a detached ArrayBuffer or a view of one`);
+  }
+}
+
+const quote = (name) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+function shown(value) {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isCount = (v) => Number.isSafeInteger(v) && v >= 0;
+const malformed = (what) => new RangeError(`${FN}: malformed .safetensors file: ${what}`);
+
+function readHeader(bytes) {
+  if (bytes.length < 8) {
+    throw malformed(`a file starts with its 8-byte header length, but this one has ${bytes.length} bytes`);
+  }
+  const declared = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
+  if (declared > BigInt(MAX_HEADER_BYTES)) {
+    throw malformed(`the header length (bytes 0–7) is ${declared} bytes, more than the format's limit of ${MAX_HEADER_BYTES} (not a .safetensors file?)`);
+  }
+  const length = Number(declared);
+  if (length < 2) throw malformed(`the header length (bytes 0–7) is ${length} bytes, too short for a JSON object`);
+  if (8 + length > bytes.length) {
+    throw malformed(`the header length (bytes 0–7) is ${length} bytes, but only ${bytes.length - 8} follow (a truncated file?)`);
+  }
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(8, 8 + length));
+  } catch {
+    throw malformed(`the header (bytes 8–${8 + length - 1}) is not valid UTF-8`);
+  }
+  let header;
+  try {
+    header = JSON.parse(text);
+  } catch (e) {
+    throw malformed(`the header (bytes 8–${8 + length - 1}) is not JSON (${e.message})`);
+  }
+  if (!isPlainObject(header)) {
+    throw malformed(`the header must be a JSON object of tensors, got ${shown(header)}`);
+  }
+  return { header, dataStart: 8 + length };
+}
+
+function readMetadata(value) {
+  const metadata = Object.create(null);
+  if (value === undefined) return metadata;
+  if (!isPlainObject(value)) throw malformed(`__metadata__ must be an object of strings, got ${shown(value)}`);
+  for (const [key, text] of Object.entries(value)) {
+    if (typeof text !== 'string') throw malformed(`__metadata__[${quote(key)}] must be a string, got ${shown(text)}`);
+    metadata[key] = text;
+  }
+  return metadata;
+}
+
+// Checks one header entry against the data section; returns where its bytes are.
+function describeTensor(name, info, dataLength) {
+  const where = `tensor ${quote(name)}`;
+  if (!isPlainObject(info)) throw malformed(`${where} must be an object { dtype, shape, data_offsets }, got ${shown(info)}`);
+  const { dtype, shape, data_offsets: offsets } = info;
+  if (typeof dtype !== 'string' || !Object.hasOwn(DTYPES, dtype)) {
+    throw malformed(`${where} has the unknown dtype ${shown(dtype)} (known: ${DTYPE_NAMES})`);
+  }
+  if (!Array.isArray(shape) || !shape.every(isCount)) {
+    throw malformed(`${where}: shape must be a list of non-negative integers, got ${shown(shape)}`);
+  }
+  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isCount)) {
+    throw malformed(`${where}: data_offsets must be [begin, end], two non-negative integers, got ${shown(offsets)}`);
+  }
+  const [begin, end] = offsets;
+  if (begin > end) throw malformed(`${where}: data_offsets [${begin}, ${end}] are reversed (begin > end)`);
+  if (end > dataLength) {
+    throw malformed(`${where}: data_offsets [${begin}, ${end}] reach past the data, which has ${dataLength} bytes (a truncated file?)`);
+  }
+  const [size] = DTYPES[dtype];
+  const span = end - begin;
+  // Multiplied with an early stop, so a huge shape never rounds into a false match.
+  let count = shape.includes(0) ? 0 : 1;
+  for (const dim of shape) if (count <= span) count *= dim;
+  if (count * size !== span) {
+    throw malformed(`${where}: shape [${shape}] of ${dtype} takes ${count <= span ? count * size : 'more than ' + span} bytes, but data_offsets [${begin}, ${end}] hold ${span}`);
+  }
+  return { name, dtype, shape: shape.slice(), begin, end };
+}
+
+function refuseOverlaps(entries) {
+  const filled = entries.filter((e) => e.end > e.begin).sort((a, b) => a.begin - b.begin);
+  for (let i = 1; i < filled.length; i++) {
+    const [a, b] = [filled[i - 1], filled[i]];
+    if (b.begin < a.end) {
+      throw malformed(`tensors ${quote(a.name)} [${a.begin}, ${a.end}] and ${quote(b.name)} [${b.begin}, ${b.end}] overlap`);
+    }
+  }
+}
+
+// A fresh, aligned copy of the tensor's bytes in host order, ready to be viewed as its dtype.
+function hostOrderCopy(bytes, begin, end, size) {
+  const copy = bytes.slice(begin, end);
+  if (!LITTLE_ENDIAN_HOST && size > 1) {
+    for (let i = 0; i < copy.length; i += size) copy.subarray(i, i + size).reverse();
+  }
+  return copy.buffer;
+}
+
+/**
+ * The tensors and metadata of a .safetensors file.
+ * @returns {{ tensors: Record<string, { dtype: string, shape: number[], data: ArrayLike<number|bigint> }>,
+ *   metadata: Record<string, string> }} both objects without a prototype (a tensor may be named "__proto__")
+ */
+export function readSafetensors(bytes) {
+  const file = bytesOf(bytes);
+  const { header, dataStart } = readHeader(file);
+  const dataLength = file.length - dataStart;
+  const metadata = readMetadata(header.__metadata__);
+  const entries = Object.entries(header)
+    .filter(([name]) => name !== '__metadata__')
+    .map(([name, info]) => describeTensor(name, info, dataLength));
+  refuseOverlaps(entries);
+  const tensors = Object.create(null);
+  for (const { name, dtype, shape, begin, end } of entries) {
+    const [size, decode] = DTYPES[dtype];
+    tensors[name] = { dtype, shape, data: decode(hostOrderCopy(file, dataStart + begin, dataStart + end, size)) };
+  }
+  return { tensors, metadata };
+}
