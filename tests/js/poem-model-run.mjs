@@ -83,12 +83,19 @@ section('maps', () => {
   const second = session.feed(ids.slice(3));
   const made = [...generate(session, { maxNew: 5, temperature: 0.8, topK: 20, seed: 7 })];
   const n = session.length;
-  const maps = [];
-  for (let l = 0; l < model.config.nLayers; l++) {
-    for (let h = 0; h < model.config.nHeads; h++) maps.push({ layer: l, head: h, map: Array.from(session.attention(l, h)) });
-  }
+  const mapsOf = (s) => {
+    const out = [];
+    for (let l = 0; l < model.config.nLayers; l++) {
+      for (let h = 0; h < model.config.nHeads; h++) out.push({ layer: l, head: h, map: Array.from(s.attention(l, h)) });
+    }
+    return out;
+  };
+  const whole = model.createSession();
+  whole.feed(session.tokens);
+  const wholeMaps = mapsOf(whole);
+  whole.dispose();
   const out = {
-    n, tokens: Array.from(session.tokens), maps,
+    n, tokens: Array.from(session.tokens), maps: mapsOf(session), wholeMaps,
     feedShapes: [first, second].map((r) => r.attention.map((w) => w.length)),
     second: second.attention.map((w) => Array.from(w)), secondFrom: 3, secondCount: ids.length - 3,
     lastStep: made.at(-1).attention.map((w) => Array.from(w)),
@@ -132,7 +139,7 @@ section('sampling', () => {
   };
   const stream = seq(1);
   const draws = Array.from({ length: 300 }, () => sampleToken(logits, { temperature: 1, topK: 3, random: stream }));
-  const firstOfTop = sampleToken(logits, { temperature: 1, random: () => 0 });
+  const firstOfTop = sampleToken(logits, { temperature: 1, topK: 5, random: () => 0 });
   const lastOfTop3 = sampleToken(logits, { temperature: 1, topK: 3, random: () => 0.999999999 });
   const seeded = (seed) => {
     const s = model.createSession();
@@ -142,7 +149,7 @@ section('sampling', () => {
     return ids;
   };
   return {
-    top, hot, sumAll: all.reduce((a, t) => a + t.prob, 0), allTextNull: all.every((t) => t.text === null), argmax,
+    logits: Array.from(logits), top, hot, sumAll: all.reduce((a, t) => a + t.prob, 0), allTextNull: all.every((t) => t.text === null), argmax,
     draws, firstOfTop, lastOfTop3, seededA: seeded(3), seededB: seeded(3), seededC: seeded(4),
     errors: {
       k0: thrown(() => topTokens(logits, 0)),
@@ -156,12 +163,12 @@ section('sampling', () => {
 });
 
 section('vocab', () => ({
-  encoded: Array.from(model.encode('床前\n明')),
+  encoded: Array.from(model.encode(`${fixture.cases[0].prompt}\n`)),
   astral: thrown(() => model.encode('月😀光x月x')),
   notString: thrown(() => model.encode(5)),
   markerText: thrown(() => model.encode('<s>')),
-  decoded: model.decode([0, 626, 94, 1, 0, 39]),
-  decodedMarker: model.decode([0, 626, 1], { poemStart: '§' }),
+  decoded: model.decode([...fixture.cases[0].ids, 1, 0]),
+  decodedMarker: model.decode(fixture.cases[0].ids, { poemStart: '§' }),
   badDecode: thrown(() => model.decode([model.config.vocabSize])),
   tokenTexts: [0, 1, 2].map((id) => model.tokenText(id)),
 }));

@@ -29,11 +29,30 @@ export function linear(x, rows, inDim, w, outDim) {
   const out = new Float32Array(rows * outDim);
   for (let r = 0; r < rows; r++) {
     const xr = r * inDim;
-    for (let o = 0; o < outDim; o++) {
+    const yr = r * outDim;
+    let o = 0;
+    // Four outputs per pass over x: each x[i] is loaded once for four weight rows (about twice
+    // as fast as one row at a time in V8).
+    for (; o + 4 <= outDim; o += 4) {
+      const w0 = o * inDim, w1 = w0 + inDim, w2 = w1 + inDim, w3 = w2 + inDim;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let i = 0; i < inDim; i++) {
+        const xi = x[xr + i];
+        s0 += xi * w[w0 + i];
+        s1 += xi * w[w1 + i];
+        s2 += xi * w[w2 + i];
+        s3 += xi * w[w3 + i];
+      }
+      out[yr + o] = s0;
+      out[yr + o + 1] = s1;
+      out[yr + o + 2] = s2;
+      out[yr + o + 3] = s3;
+    }
+    for (; o < outDim; o++) {
       const wo = o * inDim;
       let s = 0;
       for (let i = 0; i < inDim; i++) s += x[xr + i] * w[wo + i];
-      out[r * outDim + o] = s;
+      out[yr + o] = s;
     }
   }
   return out;
