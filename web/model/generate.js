@@ -1,6 +1,6 @@
 // Token-by-token continuation of a session: sample from the last logits, feed the token, report
 // it with the candidates it was chosen from and its attention rows, repeat.
-import { sampleToken, seededRandom } from './sampling.js';
+import { checkSampling, sampleToken, seededRandom } from './sampling.js';
 
 const POEM_START_ID = 0;
 
@@ -21,13 +21,13 @@ export function generate(session, { maxNew = Infinity, temperature = 0, topK = 0
   if (!(maxNew === Infinity || (Number.isInteger(maxNew) && maxNew >= 0))) {
     throw new RangeError(`generate: maxNew must be an integer ≥ 0 (or Infinity), got ${maxNew}`);
   }
+  checkSampling('generate', { temperature, topK });
   if (!Number.isInteger(topCount) || topCount < 1) throw new RangeError(`generate: topCount must be a positive integer, got ${topCount}`);
   if (seed !== undefined && !Number.isInteger(seed)) throw new TypeError(`generate: seed must be an integer, got ${seed}`);
   if (session.length === 0) {
     throw new RangeError('generate: the session is empty; feed the prompt first (starting with the poem start, id 0)');
   }
   const random = seed === undefined ? Math.random : seededRandom(seed);
-  sampleToken(session.logits, { temperature, topK, random: () => 0 }); // checks temperature and topK now
   const model = session.model;
   const topTemperature = temperature > 0 ? temperature : 1;
 

@@ -13,6 +13,12 @@ function checkTemperature(fn, temperature, allowZero) {
   if (!ok) throw new RangeError(`${fn}: temperature must be a finite number ${allowZero ? '≥ 0 (0 = greedy)' : '> 0'}, got ${temperature}`);
 }
 
+/** RangeError unless temperature ≥ 0 (0 = greedy) and topK an integer ≥ 0 (0 = every token). */
+export function checkSampling(fn, { temperature, topK }) {
+  checkTemperature(fn, temperature, true);
+  if (!Number.isInteger(topK) || topK < 0) throw new RangeError(`${fn}: topK must be an integer ≥ 0 (0 = every token), got ${topK}`);
+}
+
 /** The ids of the k largest logits, by falling logit (ties: lower id first). */
 function topIds(logits, k) {
   const before = (a, b) => logits[a] > logits[b] || (logits[a] === logits[b] && a < b);
@@ -68,8 +74,7 @@ export function topTokens(logits, k, temperature = 1, vocab = null) {
  */
 export function sampleToken(logits, { temperature = 0, topK = 0, random = Math.random } = {}) {
   checkLogits('sampleToken', logits);
-  checkTemperature('sampleToken', temperature, true);
-  if (!Number.isInteger(topK) || topK < 0) throw new RangeError(`sampleToken: topK must be an integer ≥ 0 (0 = every token), got ${topK}`);
+  checkSampling('sampleToken', { temperature, topK });
   if (temperature === 0) {
     let best = 0;
     for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;

@@ -26,11 +26,11 @@ function checkIndex(fn, name, value, limit) {
 }
 
 /**
- * model: { attn, config, weights, layers: [{ layer, args }], model } (layer: the prepared engine
+ * internals: { attn, config, weights, layers: [{ layer, args }], model } (layer: the prepared engine
  * layer, args: its creation arguments, reused by headSteps' one-shot call; model: the public object).
  */
-export function createSession(model, { maxLength = model.config.maxLen } = {}, onDispose = () => {}) {
-  const { attn, config: c, weights, layers } = model;
+export function createSession(internals, { maxLength = internals.config.maxLen } = {}, onDispose = () => {}) {
+  const { attn, config: c, weights, layers } = internals;
   if (!Number.isInteger(maxLength) || maxLength < 1) {
     throw new RangeError(`createSession: maxLength must be a positive integer, got ${maxLength}`);
   }
@@ -76,7 +76,7 @@ export function createSession(model, { maxLength = model.config.maxLen } = {}, o
 
   const session = {
     /** The model this session runs (generate reads its vocabulary). */
-    model: model.model,
+    model: internals.model,
     get length() {
       return tokens.length;
     },
@@ -106,15 +106,15 @@ export function createSession(model, { maxLength = model.config.maxLen } = {}, o
       if (from + fed.length > maxLength) {
         throw new RangeError(`session.feed: ${fed.length} token${fed.length === 1 ? '' : 's'} after ${from} would pass the session's maxLength ${maxLength}; truncate it or create a session with a larger maxLength`);
       }
-      let result;
+      let x, attention;
       try {
-        result = forward(fed, from);
+        ({ x, attention } = forward(fed, from));
       } catch (e) {
+        // an engine error in a later layer must not leave earlier layers' caches ahead
         for (const cache of caches) if (cache.length > from) cache.truncate(from);
         throw e;
       }
-      const { x, attention } = result;
-      result.attention.forEach((w, l) => maps.append(l, w, from, fed.length));
+      attention.forEach((w, l) => maps.append(l, w, from, fed.length));
       tokens = tokens.concat(Array.from(fed));
       const all = allLogits ? head(x, fed.length) : null;
       logits = all ? all.slice((fed.length - 1) * c.vocabSize) : head(x.subarray((fed.length - 1) * d), 1);
