@@ -86,6 +86,9 @@ test('the server redirects to the page, isolates it, and the page shows the engi
   expect(headers['cross-origin-opener-policy']).toBe('same-origin');
   expect(headers['cross-origin-embedder-policy']).toBe('require-corp');
   await page.waitForSelector('body[data-state=ready]', { timeout: 30000 });
+  // The trained model's tab opens first; the textbook is one click away.
+  expect(await page.getAttribute('[data-testid=tab-model]', 'aria-selected')).toBe('true');
+  await page.click('[data-testid=tab-textbook]');
   await page.waitForFunction(() => window.__demo.shown().self !== null);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
 
@@ -382,7 +385,7 @@ test('?threads=1 runs the single-threaded build, with the same weights', async (
   const other = await browser.context.newPage();
   const otherProblems = watchProblems(other);
   try {
-    await other.goto(`${server.url}web/?threads=1`);
+    await other.goto(`${server.url}web/?threads=1#textbook`);
     await other.waitForSelector('body[data-state=ready]', { timeout: 30000 });
     const r = await other.evaluate(() => ({
       threads: document.querySelector('[data-testid=engine-threads]').textContent,
