@@ -4,7 +4,7 @@
 // They land in build/screenshots/ (git-ignored).
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems } = require('./harness');
+const { ROOT, launchBrowser, watchProblems, modelTabSession, openModelTab, runPoem, canvasPixels } = require('./harness');
 
 const OUT = path.join(ROOT, 'build', 'screenshots');
 const HEADS_FILE = path.join(ROOT, 'models', 'tang-poems', 'heads.json');
@@ -14,64 +14,29 @@ const HEADS = fs.existsSync(HEADS_FILE) ? JSON.parse(fs.readFileSync(HEADS_FILE,
 /** 'same position in the previous line' → 'same-position-in-the-previous-line'. */
 const slug = (text) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'head';
 
+let session;
 let server;
-let browser;
 let page;
 let problems;
 
-async function openModel(p) {
-  await p.goto(`${server.url}web/`);
-  await p.waitForSelector('body[data-model=ready]', { timeout: 60000 });
-  await p.waitForFunction(() => window.__poem.run?.done);
-}
-
-/** Runs a prompt (no generation) or generates from it, and waits until it is drawn. */
-async function runPrompt(p, prompt, { generate = false } = {}) {
-  await p.evaluate(async ([text, gen]) => {
-    const before = window.__poem.run?.id ?? 0;
-    document.getElementById('poem-prompt').value = text;
-    if (gen) document.getElementById('poem-generate').click();
-    else document.getElementById('poem-prompt').dispatchEvent(new Event('input', { bubbles: true }));
-    await new Promise((resolve) => {
-      const check = () => (window.__poem.run && window.__poem.run.id !== before && window.__poem.run.done ? resolve() : setTimeout(check, 25));
-      check();
-    });
-    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-  }, [prompt, generate]);
-}
+/** Runs a prompt (no generation) or generates from it; waits until it is drawn. */
+const runPrompt = (p, prompt, { generate = false } = {}) => runPoem(p, { 'poem-prompt': prompt }, { generate });
 
 async function openHead(p, layer, head) {
   await p.click(`[data-testid=thumb][data-layer="${layer}"][data-head="${head}"]`);
   await p.waitForFunction(([l, h]) => window.__poem.stepsShown?.layer === l && window.__poem.stepsShown?.head === h, [layer, head]);
 }
 
-/** Distinct colours on a canvas (read from a copy: no readback warnings on the page's canvases). */
-function colours(p, selector) {
-  return p.evaluate((sel) => Array.from(document.querySelectorAll(sel), (c) => {
-    const copy = document.createElement('canvas');
-    copy.width = c.width;
-    copy.height = c.height;
-    const ctx = copy.getContext('2d', { willReadFrequently: true });
-    ctx.drawImage(c, 0, 0);
-    const px = ctx.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set();
-    for (let k = 0; k < px.length; k += 16) seen.add((px[k] << 16) | (px[k + 1] << 8) | px[k + 2]);
-    return seen.size;
-  }), selector);
-}
+const distinct = async (p, selector) => (await canvasPixels(p, selector)).map((c) => c.distinct);
 
 beforeAll(async () => {
   fs.mkdirSync(path.join(OUT, 'heads'), { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser({ viewport: { width: 1280, height: 1000 } });
-  page = browser.page;
-  problems = watchProblems(page);
-  await openModel(page);
+  session = await modelTabSession({ viewport: { width: 1280, height: 1000 } });
+  ({ server, page, problems } = session);
 });
 
 afterAll(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
+  if (session) await session.close();
 });
 
 test('heads.json names real heads, each with a pattern', () => {
@@ -86,7 +51,7 @@ test('each learned head, opened large on its prompt, is written as a PNG', async
   for (const { layer, head, pattern } of HEADS.heads) {
     await runPrompt(page, HEADS.prompt);
     await openHead(page, layer, head);
-    const [drawn] = await colours(page, '[data-testid=head-map]');
+    const [drawn] = await distinct(page, '[data-testid=head-map]');
     expect([layer, head, drawn > 4]).toEqual([layer, head, true]);
     const file = path.join(OUT, 'heads', `L${layer}H${head}-${slug(pattern)}.png`);
     await page.locator('[data-testid=head-section]').screenshot({ path: file });
@@ -98,7 +63,7 @@ test('each learned head, opened large on its prompt, is written as a PNG', async
 
 test('the whole model view of the default prompt’s poem is written as a PNG', async () => {
   await runPrompt(page, HEADS.prompt, { generate: true });
-  const drawn = await colours(page, '[data-testid=thumb-map]');
+  const drawn = await distinct(page, '[data-testid=thumb-map]');
   expect(drawn.length).toBeGreaterThan(0);
   drawn.forEach((n, k) => expect([k, n > 4]).toEqual([k, true]));
   const file = path.join(OUT, 'model-view.png');
@@ -110,12 +75,12 @@ test('on a 390 px phone the model tab fits (no horizontal scroll), generated poe
   const phone = await launchBrowser({ viewport: { width: 390, height: 844 } });
   const seen = watchProblems(phone.page);
   try {
-    await openModel(phone.page);
+    await openModelTab(phone.page, server.url);
     expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
     await runPrompt(phone.page, HEADS.prompt, { generate: true });
     await openHead(phone.page, 0, 0);
     expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
-    const [drawn] = await colours(phone.page, '[data-testid=head-map]');
+    const [drawn] = await distinct(phone.page, '[data-testid=head-map]');
     expect(drawn).toBeGreaterThan(4);
     const file = path.join(OUT, 'model-view-390.png');
     await phone.page.screenshot({ path: file, fullPage: true });

@@ -2,9 +2,8 @@
 // streamed token by token and equal to the fixture's greedy tokens, linked hover, the keyboard,
 // the page's own messages, axe-core, and the page without the model file.
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems, expectClose, cellCenter } = require('./harness');
+const { ROOT, modelTabSession, expectClose, cellCenter, packageFolderPage, runPoem, canvasPixels } = require('./harness');
 
 const FIXTURE = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'tang-poems.json'), 'utf8'));
 const DEFAULT_CASE = FIXTURE.cases.find((c) => c.prompt === '床前明月光，');
@@ -17,74 +16,24 @@ function modelConfig() {
 }
 const CONFIG = modelConfig();
 
-let server;
+let session;
 let browser;
 let page;
 let problems;
 
-/** Opens the page on the model tab and waits for the prompt's model view. */
-async function openModel(p, url) {
-  await p.goto(`${url}web/`);
-  await p.waitForSelector('body[data-model=ready]', { timeout: 60000 });
-  await p.waitForFunction(() => window.__poem.run?.n > 0 && document.querySelectorAll('[data-testid=thumb-map][data-layout]').length > 0);
-}
-
-/** Sets the poem form (no events), then runs the prompt (generate: false) or generates, and waits for the end. */
-async function poem(values, { generate }, on = page) {
-  await on.evaluate(async ([v, gen]) => {
-    for (const [name, value] of Object.entries(v)) {
-      const node = document.getElementById(name);
-      if (node.type === 'checkbox') node.checked = value;
-      else node.value = value;
-    }
-    const before = window.__poem.run?.id ?? 0;
-    if (gen) document.getElementById('poem-generate').click();
-    else document.getElementById('poem-prompt').dispatchEvent(new Event('input', { bubbles: true }));
-    await new Promise((resolve) => {
-      const check = () => (window.__poem.run && window.__poem.run.id !== before && window.__poem.run.done ? resolve() : setTimeout(check, 25));
-      check();
-    });
-    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-  }, [values, generate]);
-}
+const poem = (values, how) => runPoem(page, values, how);
 
 const DEFAULTS = { 'poem-prompt': '床前明月光，', 'poem-max-new': '48', 'poem-decoding': 'greedy', 'poem-stop-at-end': true };
-
-// Canvas pixels are read from a copy made for reading: reading the page's own canvases again and
-// again makes Chromium warn (willReadFrequently) on the console, which the last test checks.
-const READ_PIXELS = `window.readPixels = (c) => {
-  const copy = document.createElement('canvas');
-  copy.width = c.width;
-  copy.height = c.height;
-  const ctx = copy.getContext('2d', { willReadFrequently: true });
-  ctx.drawImage(c, 0, 0);
-  return ctx.getImageData(0, 0, c.width, c.height);
-};`;
-
-/** Per canvas: how many distinct colours it shows (a blank or one-colour canvas has 1). */
-function canvasColours(selector, on = page) {
-  return on.evaluate((sel) => Array.from(document.querySelectorAll(sel), (c) => {
-    const px = window.readPixels(c).data;
-    const seen = new Set();
-    for (let k = 0; k < px.length; k += 16) seen.add((px[k] << 16) | (px[k + 1] << 8) | px[k + 2]);
-    return seen.size;
-  }), selector);
-}
 
 const layouts = (selector) => page.evaluate((sel) => Array.from(document.querySelectorAll(sel), (c) => JSON.parse(c.dataset.layout)), selector);
 
 beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  page = browser.page;
-  problems = watchProblems(page);
-  await openModel(page, server.url);
-  await page.addScriptTag({ content: READ_PIXELS });
+  session = await modelTabSession();
+  ({ browser, page, problems } = session);
 });
 
 afterAll(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
+  if (session) await session.close();
 });
 
 test('the model tab opens first and draws every layer × head of the prompt', async () => {
@@ -96,8 +45,8 @@ test('the model tab opens first and draws every layer × head of the prompt', as
   const thumbs = await layouts('[data-testid=thumb-map]');
   expect(thumbs).toHaveLength(CONFIG.n_layers * CONFIG.n_heads);
   for (const l of thumbs) expect([l.rows, l.cols]).toEqual([7, 7]);
-  const colours = await canvasColours('[data-testid=thumb-map]');
-  colours.forEach((n, k) => expect([k, n > 4]).toEqual([k, true]));
+  const pixels = await canvasPixels(page, '[data-testid=thumb-map]');
+  pixels.forEach((px, k) => expect([k, px.distinct > 4]).toEqual([k, true]));
   expect(await page.locator('[data-testid=poem-token]').count()).toBe(7);
   expect(await page.locator('[data-testid=poem-model-facts]').textContent()).toContain(`${CONFIG.n_layers} layers × ${CONFIG.n_heads} heads`);
 });
@@ -203,35 +152,17 @@ test('hovering a token brings its row forward in every thumbnail and in the larg
   await page.waitForFunction(() => window.__poem.stepsShown?.layer === 1);
   const maps = '[data-testid=thumb-map], [data-testid=head-map]';
   const n = CONFIG.n_layers * CONFIG.n_heads + 1;
-  const before = await page.evaluate(() => {
-    const c = document.querySelector('[data-testid=thumb-map]');
-    const l = JSON.parse(c.dataset.layout);
-    const dpr = c.width / c.getBoundingClientRect().width;
-    const img = window.readPixels(c);
-    const at = (i) => {
-      const k = 4 * (Math.floor((l.y0 + (i + 0.5) * l.cellHeight) * dpr) * img.width + Math.floor((l.x0 + 0.5 * l.cellWidth) * dpr));
-      return Array.from(img.data.slice(k, k + 3));
-    };
-    return { row4: at(4), row8: at(8) };
-  });
-
+  // The first thumbnail's colours in rows 4 and 8 (column 0), before and while row 4 is hovered.
+  await page.mouse.move(2, 2);
+  const [before] = await canvasPixels(page, '[data-testid=thumb-map]', [[4, 0], [8, 0]]);
   await page.hover('[data-testid=poem-token][data-index="4"]');
   let all = await layouts(maps);
   expect(all).toHaveLength(n);
   expect(all.map((l) => l.highlightRow)).toEqual(Array(n).fill(4));
-  const lit = await page.evaluate(() => {
-    const c = document.querySelector('[data-testid=thumb-map]');
-    const l = JSON.parse(c.dataset.layout);
-    const dpr = c.width / c.getBoundingClientRect().width;
-    const img = window.readPixels(c);
-    const at = (i) => {
-      const k = 4 * (Math.floor((l.y0 + (i + 0.5) * l.cellHeight) * dpr) * img.width + Math.floor((l.x0 + 0.5 * l.cellWidth) * dpr));
-      return Array.from(img.data.slice(k, k + 3));
-    };
-    return { row4: at(4), row8: at(8) };
-  });
-  expect(lit.row8).not.toEqual(before.row8); // the other rows are veiled
-  expect(lit.row8.reduce((a, b) => a + b)).toBeGreaterThan(before.row8.reduce((a, b) => a + b));
+  const [lit] = await canvasPixels(page, '[data-testid=thumb-map]', [[4, 0], [8, 0]]);
+  expect(lit.colours[0]).toEqual(before.colours[0]); // the hovered row as it was
+  const brightness = (rgb) => rgb.reduce((x, y) => x + y);
+  expect(brightness(lit.colours[1])).toBeGreaterThan(brightness(before.colours[1])); // the others veiled
 
   // Pointing at a row of any thumbnail does the same, the token chip included.
   const cell = await cellCenter(page, '[data-testid=thumb-map][data-layer="3"][data-head="0"]', 10, 2);
@@ -311,16 +242,9 @@ test('axe-core finds no violation on the model tab with a head open', async () =
 });
 
 test('without the model file (a package folder) the page says so plainly, and the textbook works', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-no-model-'));
-  fs.cpSync(path.join(ROOT, 'web'), path.join(dir, 'web'), { recursive: true });
-  fs.cpSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
-  fs.mkdirSync(path.join(dir, 'scripts'));
-  fs.copyFileSync(path.join(ROOT, 'scripts', 'serve.mjs'), path.join(dir, 'scripts', 'serve.mjs'));
-  const bare = await startServer({ script: path.join(dir, 'scripts', 'serve.mjs') });
-  const other = await browser.context.newPage();
-  const seen = watchProblems(other);
+  const { url, page: other, problems: seen, close } = await packageFolderPage(browser, ['dist']);
   try {
-    await other.goto(bare.url);
+    await other.goto(url);
     await other.waitForSelector('body[data-model=missing]', { timeout: 60000 });
     const text = await other.locator('[data-testid=poem-error]').textContent();
     expect(text).toMatch(/^The trained poem model is not here: \/models\/tang-poems\/model\.safetensors answered HTTP 404\. The npm package does not ship the model/);
@@ -334,9 +258,7 @@ test('without the model file (a package folder) the page says so plainly, and th
     expect(seen.length).toBeGreaterThan(0);
     for (const p of seen) expect(p).toMatch(/model\.safetensors|404/);
   } finally {
-    await other.close();
-    await bare.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });
 

@@ -2,7 +2,7 @@
 // Every number the page shows must be what the package API returns for the same inputs.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter } = require('./harness');
+const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter, packageFolderPage } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
 const SCREENSHOT = path.join(ROOT, 'test-results', 'demo.png');
@@ -409,15 +409,9 @@ test('?threads=1 runs the single-threaded build, with the same weights', async (
 
 test('without a build, the page says the engine could not load and how to build it', async () => {
   // A package folder with the page and the server but no dist/.
-  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'demo-no-build-'));
-  fs.cpSync(path.join(ROOT, 'web'), path.join(dir, 'web'), { recursive: true });
-  fs.mkdirSync(path.join(dir, 'scripts'));
-  fs.copyFileSync(path.join(ROOT, 'scripts', 'serve.mjs'), path.join(dir, 'scripts', 'serve.mjs'));
-  const bare = await startServer({ script: path.join(dir, 'scripts', 'serve.mjs') });
-  const other = await browser.context.newPage();
-  const seen = watchProblems(other);
+  const { url, page: other, problems: seen, close } = await packageFolderPage(browser, []);
   try {
-    await other.goto(bare.url);
+    await other.goto(url);
     await other.waitForSelector('body[data-state=no-engine]', { timeout: 30000 });
     expect(await other.locator('[data-testid=engine]').textContent()).toBe('Engine not loaded.');
     const text = await other.locator('[data-testid=error]').textContent();
@@ -427,9 +421,7 @@ test('without a build, the page says the engine could not load and how to build 
     expect(seen.length).toBeGreaterThan(0);
     for (const p of seen) expect(p).toMatch(/dist\/index\.mjs|404/);
   } finally {
-    await other.close();
-    await bare.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });
 
