@@ -260,6 +260,7 @@ export function createPoemPage(engine, modelUrl) {
     },
     async start() {
       bindPoemControls(handlers);
+      window.addEventListener('resize', scheduleDraw); // the thumbnails fit the width they have
       $('poem-prompt').value ||= DEFAULT_PROMPT;
       handlers.decodingChanged();
       setStatus('Loading the poem model…');

@@ -250,8 +250,12 @@ test('without the model file (a package folder) the page says so plainly, and th
     expect(text).toMatch(/^The trained poem model is not here: \/models\/tang-poems\/model\.safetensors answered HTTP 404\. The npm package does not ship the model/);
     expect(text).toContain('the textbook tab');
     expect(await other.locator('[data-testid=poem-controls]').isHidden()).toBe(true);
-    await other.click('[data-testid=tab-textbook]');
+    // The textbook is one key away too: the tabs take the arrow keys, and the address names the tab.
+    await other.focus('[data-testid=tab-model]');
+    await other.keyboard.press('ArrowRight');
     await other.waitForFunction(() => window.__demo.shown().self !== null);
+    expect(await other.evaluate(() => [document.activeElement.dataset.testid, location.hash])).toEqual(['tab-textbook', '#textbook']);
+    expect(await other.locator('[data-testid=panel-model]').isHidden()).toBe(true);
     expect(await other.evaluate(() => window.__demo.shown().heads.length)).toBe(8);
     expect(await other.locator('[data-testid=error]').isHidden()).toBe(true);
     // The only problem is the missing file itself.
