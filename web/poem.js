@@ -166,7 +166,7 @@ export function createPoemPage(engine, modelUrl) {
     s.picked = -1;
     test.tokenCounts = [];
     test.done = null;
-    setBusy(true);
+    setBusy(generating); // a prompt alone is one message: nothing to stop
     setStatus(generating ? 'Generating…' : '');
   }
 
