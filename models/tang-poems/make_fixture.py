@@ -1,4 +1,5 @@
-"""Writes tests/fixtures/tang-poems.json: what PyTorch computes, in float64, from the shipped
+"""Writes tests/fixtures/models/tang-poems.json (its own folder: scripts/make-fixtures.py owns the
+top level): what PyTorch computes, in float64, from the shipped
 fp16 weights — the logits of every position of a prompt and the greedy continuation — so the
 JavaScript/WebAssembly forward can be checked without torch at test time.
 
@@ -13,7 +14,7 @@ import safetensors_io
 from model import PoemModel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, '..', '..', 'tests', 'fixtures', 'tang-poems.json')
+OUT = os.path.join(HERE, '..', '..', 'tests', 'fixtures', 'models', 'tang-poems.json')
 PROMPTS = ['床前明月光，', '春眠不觉晓，', '白日依山尽，']
 GREEDY_TOKENS = 48
 

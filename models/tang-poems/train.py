@@ -46,7 +46,7 @@ def batches(stream, poem_starts, rng):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument('--steps', type=int, default=2500)
+    parser.add_argument('--steps', type=int, default=1000)
     parser.add_argument('--out', default=os.path.join(HERE, 'model.safetensors'))
     args = parser.parse_args()
 
