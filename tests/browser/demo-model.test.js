@@ -5,7 +5,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, modelTabSession, expectClose, cellCenter, packageFolderPage, runPoem, canvasPixels } = require('./harness');
 
-const FIXTURE = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'tang-poems.json'), 'utf8'));
+const FIXTURE = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'models', 'tang-poems.json'), 'utf8'));
 const DEFAULT_CASE = FIXTURE.cases.find((c) => c.prompt === '床前明月光，');
 
 /** The model's config, from the safetensors header (the page must draw that many maps). */
