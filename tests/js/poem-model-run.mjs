@@ -6,7 +6,7 @@ import { createAttention, readSafetensors } from '../../dist/node.mjs';
 import { createPoemModel, generate, sampleToken, topTokens } from '../../web/model/index.js';
 
 const ROOT = new URL('../../', import.meta.url);
-const fixture = JSON.parse(fs.readFileSync(new URL('tests/fixtures/tang-poems.json', ROOT), 'utf8'));
+const fixture = JSON.parse(fs.readFileSync(new URL('tests/fixtures/models/tang-poems.json', ROOT), 'utf8'));
 const file = readSafetensors(fs.readFileSync(new URL(fixture.model, ROOT)));
 
 const attn = await createAttention({ threads: 1 });

@@ -1,5 +1,5 @@
 'use strict';
-// The poem model runtime (web/model) against PyTorch: tests/fixtures/tang-poems.json holds what
+// The poem model runtime (web/model) against PyTorch: tests/fixtures/models/tang-poems.json holds what
 // models/tang-poems/model.py computes in float64 from the shipped fp16 weights (written by
 // make_fixture.py). web/model is ES modules and Jest runs CommonJS here, so the model runs in a
 // child `node tests/js/poem-model-run.mjs` that prints what it computed; this file asserts on it.
@@ -9,7 +9,7 @@ const fs = require('fs');
 const path = require('path');
 
 const RUNNER = path.join(__dirname, 'poem-model-run.mjs');
-const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'tang-poems.json'), 'utf8'));
+const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'models', 'tang-poems.json'), 'utf8'));
 const cases = fixture.cases.map((c) => [c.prompt, c]);
 // The contract's tolerance.
 const close = (got, ref) => Math.abs(got - ref) <= 1e-4 + 1e-4 * Math.abs(ref);
