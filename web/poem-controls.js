@@ -37,6 +37,13 @@ export function bindPoemControls(h) {
     e.preventDefault();
     h.generate();
   });
+  // The prompt is a textarea (poems have lines): Enter breaks the line, Ctrl/⌘+Enter generates.
+  $('poem-prompt').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      h.generate();
+    }
+  });
   $('poem-generate').addEventListener('click', () => h.generate());
   $('poem-stop').addEventListener('click', () => h.stop());
 

@@ -30,6 +30,7 @@ async function openHead(p, layer, head) {
 const distinct = async (p, selector) => (await canvasPixels(p, selector)).map((c) => c.distinct);
 
 beforeAll(async () => {
+  fs.rmSync(path.join(OUT, 'heads'), { recursive: true, force: true }); // no picture of a head no longer listed
   fs.mkdirSync(path.join(OUT, 'heads'), { recursive: true });
   session = await modelTabSession({ viewport: { width: 1280, height: 1000 } });
   ({ server, page, problems } = session);
@@ -50,6 +51,8 @@ test('each learned head, opened large on its prompt, is written as a PNG', async
   const written = [];
   for (const { layer, head, pattern } of HEADS.heads) {
     await runPrompt(page, HEADS.prompt);
+    // The prompt field keeps the poem's line breaks: the model reads exactly heads.json's prompt.
+    expect(await page.evaluate(() => window.__poem.run.texts.slice(1).join(''))).toBe(HEADS.prompt);
     await openHead(page, layer, head);
     const [drawn] = await distinct(page, '[data-testid=head-map]');
     expect([layer, head, drawn > 4]).toEqual([layer, head, true]);
