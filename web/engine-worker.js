@@ -13,11 +13,14 @@
 // whole group; groups are independent. engineMs is the time inside the engine calls only.
 // error: { name, message } (e.g. RangeError + the engine's text). The result buffers are
 // transferred, not copied.
+// The trained poem model's messages (model-*) are poem-worker.js's; see the protocol there.
+import { handleModelMessage } from './poem-worker.js';
 
 const ENGINE_URL = '../dist/index.mjs';
 const METHODS = new Set(['selfAttention', 'multiHeadAttention']);
 
 let engine = null;
+let pkg = null; // the package module (readSafetensors for the model)
 
 function errorData(e) {
   if (e && typeof e === 'object') {
@@ -28,7 +31,8 @@ function errorData(e) {
 }
 
 async function init(threads) {
-  const { createAttention } = await import(ENGINE_URL);
+  pkg = await import(ENGINE_URL);
+  const { createAttention } = pkg;
   try {
     return { attn: await createAttention({ threads }), note: '' };
   } catch (e) {
@@ -89,5 +93,16 @@ self.onmessage = async (event) => {
       return;
     }
     run(msg);
+  } else if (msg.type.startsWith('model-')) {
+    if (!engine) {
+      self.postMessage({ type: 'model-failed', error: { name: 'Error', message: 'the engine is not loaded' } });
+      return;
+    }
+    await handleModelMessage(msg, {
+      post: (reply, transfer = []) => self.postMessage(reply, transfer),
+      attn: engine,
+      readSafetensors: pkg.readSafetensors,
+      errorData,
+    });
   }
 };

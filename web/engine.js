@@ -18,7 +18,12 @@ export function reviveError({ name, message }) {
 
 /**
  * Starts the engine in a module worker. Resolves, once the engine is loaded, to
- * { info, note, run(groups), terminate() }; rejects with the reason the engine could not load.
+ * { info, note, run(groups), model, terminate() }; rejects with the reason the engine could not load.
+ * model (the trained poem model, protocol in poem-worker.js):
+ *   load(url) → Promise<{ ready: true, config, vocab } | { ready: false, missing: true, url, status }>
+ *     (rejects when the file is there but cannot be used)
+ *   generate(request, onEvent) → id; onEvent({ type: 'model-prompt' | 'model-token' | 'model-done', … })
+ *   next(id): the last token is drawn, compute the next; stop(id); steps({ run, layer, head, query }) → Promise<steps>
  * run(groups) → Promise<{ results, errors: [{ label, error: Error }], engineMs }> (see the
  * protocol in engine-worker.js). Replies come in the order of the requests.
  */
@@ -30,6 +35,8 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
     return Promise.reject(e);
   }
   const pending = new Map();
+  const listeners = new Map(); // generation id → onEvent
+  let loading = null; // { resolve, reject } of model.load
   let nextId = 1;
   let broken = null;
 
@@ -54,10 +61,64 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
           worker.postMessage({ type: 'run', id, groups });
         });
       },
+      model: {
+        load(url) {
+          return new Promise((resolveLoad, rejectLoad) => {
+            loading = { resolve: resolveLoad, reject: rejectLoad };
+            worker.postMessage({ type: 'model-load', url: String(url) });
+          });
+        },
+        generate(request, onEvent) {
+          const id = nextId++;
+          listeners.clear(); // only the newest generation is followed
+          listeners.set(id, onEvent);
+          worker.postMessage({ type: 'model-generate', id, ...request });
+          return id;
+        },
+        next(id) {
+          worker.postMessage({ type: 'model-next', id });
+        },
+        stop(id) {
+          worker.postMessage({ type: 'model-stop', id });
+        },
+        steps(request) {
+          if (broken) return Promise.reject(broken);
+          const id = nextId++;
+          return new Promise((resolveRun, rejectRun) => {
+            pending.set(id, { resolve: resolveRun, reject: rejectRun });
+            worker.postMessage({ type: 'model-steps', id, ...request });
+          });
+        },
+      },
       terminate() {
         fail(new Error('the engine worker was terminated'));
       },
     });
+
+    const onModel = (msg) => {
+      if (msg.type === 'model-ready' || msg.type === 'model-missing' || msg.type === 'model-failed') {
+        const waiter = loading;
+        loading = null;
+        if (!waiter) return;
+        if (msg.type === 'model-ready') waiter.resolve({ ready: true, config: msg.config, vocab: msg.vocab });
+        else if (msg.type === 'model-missing') waiter.resolve({ ready: false, missing: true, url: msg.url, status: msg.status });
+        else waiter.reject(reviveError(msg.error));
+      } else if (msg.type === 'model-steps') {
+        const waiter = pending.get(msg.id);
+        if (!waiter) return;
+        pending.delete(msg.id);
+        if (msg.error) waiter.reject(reviveError(msg.error));
+        else waiter.resolve(msg.steps);
+      } else {
+        const onEvent = listeners.get(msg.id);
+        if (!onEvent) return;
+        if (msg.type === 'model-done') {
+          listeners.delete(msg.id);
+          if (msg.error) msg.error = reviveError(msg.error);
+        }
+        onEvent(msg);
+      }
+    };
 
     worker.onmessage = (event) => {
       const msg = event.data;
@@ -74,6 +135,8 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
           errors: msg.errors.map(({ label, error }) => ({ label, error: reviveError(error) })),
           engineMs: msg.engineMs,
         });
+      } else if (typeof msg.type === 'string' && msg.type.startsWith('model-')) {
+        onModel(msg);
       }
     };
     worker.onmessageerror = () => fail(new Error('a message from the engine worker could not be read'));

@@ -105,6 +105,7 @@ function hatchCells(ctx, cells, { x0, y0, cellWidth, cellHeight, rows, cols }) {
  * @param {number} [o.cellHeight]        fixed cell height instead (CSS px)
  * @param {number} [o.selectedRow]       outlined row, or -1
  * @param {{ i: number, j: number }} [o.cursor]   the keyboard cursor's cell, outlined
+ * @param {number} [o.highlightRow]      a row to bring forward: the others are veiled, it is outlined (-1: none)
  * @param {boolean} [o.labels]           false: no axis labels
  * @returns {{ x0: number, y0: number, cellWidth: number, cellHeight: number, rows: number, cols: number, width: number, height: number }}
  */
@@ -178,6 +179,18 @@ export function drawHeatmap(canvas, o) {
     });
   }
 
+  const highlight = o.highlightRow ?? -1;
+  if (highlight >= 0 && highlight < rows) {
+    // The other rows under a light veil rather than the row in a colour: viridis has no colour
+    // that stands out from all of its own, but brightness does.
+    ctx.fillStyle = 'rgba(255, 255, 255, 0.62)';
+    ctx.fillRect(x0, y0, cols * cellWidth, highlight * cellHeight);
+    ctx.fillRect(x0, y0 + (highlight + 1) * cellHeight, cols * cellWidth, (rows - highlight - 1) * cellHeight);
+    ctx.strokeStyle = '#111';
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x0 + 0.5, y0 + highlight * cellHeight + 0.5, cols * cellWidth - 1, Math.max(1, cellHeight - 1));
+  }
+
   if (o.selectedRow !== undefined && o.selectedRow >= 0 && o.selectedRow < rows) {
     ctx.strokeStyle = '#e74c3c';
     ctx.lineWidth = 2;
@@ -196,7 +209,7 @@ export function drawHeatmap(canvas, o) {
     ctx.strokeRect(x + 2.5, y + 2.5, Math.max(1, cellWidth - 5), Math.max(1, cellHeight - 5));
   }
 
-  const layout = { x0, y0, cellWidth, cellHeight, rows, cols, width, height, rowLabelStep: showRowLabels ? rowLabelStep : 0, colLabelStep: showColLabels ? colLabelStep : 0 };
+  const layout = { x0, y0, cellWidth, cellHeight, rows, cols, width, height, highlightRow: highlight, rowLabelStep: showRowLabels ? rowLabelStep : 0, colLabelStep: showColLabels ? colLabelStep : 0 };
   canvas.dataset.layout = JSON.stringify(layout);
   return layout;
 }

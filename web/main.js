@@ -1,6 +1,9 @@
-// Wiring of the demo page: controls → settings → engine (in its worker) → views.
-// Each job lives in its own module; this file holds the page's state (the last run, the
+// Wiring of the demo page: two tabs, the trained poem model (poem.js runs that mode) and the
+// textbook example: controls → settings → engine (in its worker) → views.
+// Each job lives in its own module; this file holds the textbook's state (the last run, the
 // selection, which heatmap has focus) and passes it to them. Nothing imports main.js.
+//
+//   tabs.js      the two modes                   poem.js      the trained model's mode
 //
 //   settings.js  read and check the form        inputs.js    embeddings and weights for the engine
 //   requests.js  the queue to the engine worker  engine.js    the worker itself
@@ -21,10 +24,14 @@ import { describeError, showEngine, showErrors } from './status.js';
 import { exportDocument, exportPanels } from './exporting.js';
 import { downloadJSON, downloadPNG } from './export.js';
 import { serialize } from './serialize.js';
+import { bindTabs } from './tabs.js';
+import { createPoemPage } from './poem.js';
 
 // The package, as a static host of the package folder serves it (web/ next to dist/);
 // engine-worker.js imports it from there.
 const ENGINE_URL = '../dist/index.mjs';
+// The trained model's weights, in a clone of the repository (the npm package does not ship them).
+const MODEL_URL = new URL('../models/tang-poems/model.safetensors', import.meta.url);
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,6 +43,8 @@ const page = {
   selection: initialSelection(),
   focused: null, // key of the heatmap with keyboard focus
   timer: 0,
+  tab: null, // the open tab: 'model' or 'textbook'
+  poem: null, // poem.js's mode, once the engine is there
 };
 const buildArgs = createInputBuilder();
 const views = createViews({ tokenLimit: LIMITS.tokens });
@@ -178,6 +187,22 @@ const handlers = {
   },
 };
 
+// ---------- tabs ----------
+
+/** The textbook is computed when first shown (its canvases are sized to the visible page). */
+function showTextbook() {
+  if (!page.engine) return;
+  if (!demo.last) compute();
+  else views.render(page.run, page.selection, ui(), demo.last.tokens);
+}
+
+function tabOpened(name) {
+  page.tab = name;
+  hideTooltip($('tooltip'));
+  page.poem?.show(name === 'model');
+  if (name === 'textbook') showTextbook();
+}
+
 // ---------- start ----------
 
 /** ?threads=1 (or another count, or auto, the default); the engine checks the count. */
@@ -188,6 +213,7 @@ function requestedThreads() {
 
 async function start() {
   bindControls(handlers);
+  bindTabs(document.querySelector('[role=tablist]'), tabOpened);
   try {
     const engine = await startEngine({ threads: requestedThreads() });
     page.engine = engine;
@@ -196,12 +222,18 @@ async function start() {
     showEngine($('engine'), engine.info, engine.note, null);
   } catch (e) {
     $('engine').textContent = 'Engine not loaded.';
-    showErrors($('error'), [`Could not load the WebAssembly engine from ${ENGINE_URL} in a Web Worker — ${e && e.name ? `${e.name}: ` : ''}${e && e.message ? e.message : e}. ` +
-      'Build it with `npm run build` and serve the package folder (`npm start`).']);
+    const message = `Could not load the WebAssembly engine from ${ENGINE_URL} in a Web Worker — ${e && e.name ? `${e.name}: ` : ''}${e && e.message ? e.message : e}. ` +
+      'Build it with `npm run build` and serve the package folder (`npm start`).';
+    showErrors($('error'), [message]);
+    showErrors($('poem-error'), [message]);
     document.body.dataset.state = 'no-engine';
     return;
   }
-  compute();
+  page.poem = createPoemPage(page.engine, MODEL_URL);
+  window.__poem = page.poem.test;
+  page.poem.show(page.tab === 'model');
+  page.poem.start();
+  if (page.tab === 'textbook') showTextbook();
   await demo.settled();
   demo.ready = true;
   document.body.dataset.state = 'ready';

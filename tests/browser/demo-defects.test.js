@@ -30,8 +30,9 @@ async function setAndCompute(values, on = page) {
 
 const DEFAULTS = { text: '我愛AI', dModel: '512', heads: '8', causal: false };
 
+/** The page with the textbook tab open (the trained model's tab opens first otherwise). */
 async function openPage(p, url) {
-  await p.goto(url);
+  await p.goto(`${url}web/#textbook`);
   await p.waitForSelector('body[data-state=ready]', { timeout: 30000 });
 }
 

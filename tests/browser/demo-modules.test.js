@@ -41,16 +41,31 @@ test('web modules: no import cycles, nothing imports main.js, only main.js reach
   // The drawing modules know nothing of attention data, selection or the engine.
   for (const file of ['heatmap.js', 'bars.js', 'colormap.js', 'steps.js', 'tooltip.js']) {
     const r = reachable(graph, file);
-    for (const banned of ['engine.js', 'requests.js', 'rundata.js', 'selection.js', 'settings.js']) {
+    for (const banned of ['engine.js', 'requests.js', 'rundata.js', 'selection.js', 'settings.js', 'poem-run.js', 'poem.js']) {
       expect([file, banned, r.has(banned)]).toEqual([file, banned, false]);
     }
+  }
+  // The model's views draw a run's data, nothing of the engine, the controller or the textbook.
+  for (const file of ['model-view.js', 'poem-view.js']) {
+    const r = reachable(graph, file);
+    for (const banned of ['engine.js', 'poem.js', 'poem-controls.js', 'poem-settings.js', 'rundata.js', 'settings.js', 'requests.js']) {
+      expect([file, banned, r.has(banned)]).toEqual([file, banned, false]);
+    }
+  }
+  // The poem mode gets the engine's client from main.js; the worker side is the worker's alone.
+  expect(graph['main.js']).toEqual(expect.arrayContaining(['poem.js', 'tabs.js', 'engine.js']));
+  expect(graph['engine-worker.js']).toEqual(['poem-worker.js']);
+  expect(graph['poem-worker.js']).toEqual([]);
+  for (const file of Object.keys(graph)) {
+    if (file !== 'engine-worker.js') expect([file, reachable(graph, file).has('poem-worker.js')]).toEqual([file, false]);
   }
 });
 
 let session;
 let page;
 let problems;
-const NAMES = ['settings', 'selection', 'rundata', 'requests', 'tooltip', 'status', 'serialize', 'inputs', 'views', 'controls', 'exporting'];
+const NAMES = ['settings', 'selection', 'rundata', 'requests', 'tooltip', 'status', 'serialize', 'inputs', 'views', 'controls', 'exporting',
+  'tabs', 'poem', 'poem-run', 'poem-settings', 'poem-view', 'poem-controls', 'model-view'];
 const inPage = (fn, arg) => runInPage(page, Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`])), fn, arg);
 
 beforeAll(async () => {
@@ -76,6 +91,13 @@ test('each new module exports exactly its documented names', async () => {
     views: ['createViews'],
     controls: ['bindControls', 'offerHeadCounts'],
     exporting: ['exportDocument', 'exportPanels'],
+    tabs: ['bindTabs'],
+    poem: ['createPoemPage'],
+    'poem-run': ['WEIGHT_DOMAIN', 'addPrompt', 'addToken', 'createPoemRun', 'finishRun', 'labelsOf', 'matrixOf', 'stepsOf', 'tokenLabel', 'topAt'],
+    'poem-settings': ['DEFAULT_PROMPT', 'POEM_LIMITS', 'generationRequest', 'poemProblems', 'readPoemSettings', 'unknownCharacters'],
+    'poem-view': ['renderPoemTokens', 'renderTopTokens'],
+    'poem-controls': ['bindPoemControls'],
+    'model-view': ['createModelView'],
   });
 });
 
@@ -112,6 +134,64 @@ test('selection: fitted to a run, cursor moves clamp, picking a row moves the cu
   expect(r.keep).toEqual({ view: 'average', query: 2, cell: { i: 2, j: 2 } });
   expect(r.moves).toEqual([{ i: 0, j: 0 }, { i: 2, j: 1 }, { i: 1, j: 2 }, { i: 1, j: 2 }, { i: 1, j: 0 }, null]);
   expect(r.pick).toEqual({ view: 'head:1', query: 2, cell: { i: 2, j: 2 } });
+});
+
+test('poem-run: rows stream into causal maps; each step keeps the distribution its token came from', async () => {
+  const r = await inPage(({ 'poem-run': m }) => {
+    // 1 layer, 2 heads; a prompt of 2 tokens, then one token. Head h's row i holds 10·h + i + key/10.
+    let run = m.createPoemRun({ id: 3, nLayers: 1, nHeads: 2, nKvHeads: 1, capacity: 4 });
+    const prompt = new Float32Array([0, 0, 0.1, 0.2, /* head 1 */ 10, 0, 11, 11.1]);
+    run = m.addPrompt(run, { ids: [0, 5], texts: ['<s>', '月'], top: [{ id: 7, text: '光', prob: 0.5 }], attention: [prompt] });
+    const afterPrompt = { n: run.n, top: run.top.map((t) => t && t[0].id) };
+    run = m.addToken(run, { token: { id: 7, text: '\n', top: [{ id: 7, text: '\n', prob: 0.6 }] }, attention: [new Float32Array([2, 2.1, 2.2, 12, 12.1, 12.2])] });
+    run = m.finishRun(run, 'poemStart', [{ id: 0, text: '<s>', prob: 0.9 }]);
+    let tooMany = null;
+    try { m.addToken(m.createPoemRun({ id: 1, nLayers: 1, nHeads: 1, nKvHeads: 1, capacity: 0 }), { token: {}, attention: [] }); } catch (e) { tooMany = e.name; }
+    return {
+      afterPrompt,
+      head1: Array.from(m.matrixOf(run, 0, 1)).map((v) => Math.round(v * 10) / 10),
+      head0: Array.from(m.matrixOf(run, 0, 0)).map((v) => Math.round(v * 10) / 10),
+      labels: m.labelsOf(run),
+      tops: [0, 1, 2, 3].map((i) => m.topAt(run, i)?.[0].id ?? null),
+      done: [run.done, run.reason, run.n, run.promptLength],
+      tooMany,
+      steps: m.stepsOf(run, { layer: 0, head: 1 }, 1, { q: new Float32Array(4), keys: 0, values: 0, scores: 0, scaledScores: 0, weights: new Float32Array(3), output: new Float32Array(4) }),
+    };
+  });
+  expect(r.afterPrompt).toEqual({ n: 2, top: [null, null, 7] });
+  expect(r.head0).toEqual([0, 0, 0, 0.1, 0.2, 0, 2, 2.1, 2.2]);
+  expect(r.head1).toEqual([10, 0, 0, 11, 11.1, 0, 12, 12.1, 12.2]);
+  expect(r.labels).toEqual(['⟨s⟩', '月', '↵']);
+  expect(r.tops).toEqual([null, null, 7, 0]);
+  expect(r.done).toEqual([true, 'poemStart', 3, 2]);
+  expect(r.tooMany).toBe('RangeError');
+  expect(r.steps).toMatchObject({ source: 'layer 1, head 2', tokens: ['⟨s⟩', '月', '↵'], query: 1, dK: 4, dV: 4, scale: 0.5, domain: [0, 1], causal: true });
+});
+
+test('poem-settings: unknown characters and the other checks, in the page’s words', async () => {
+  const r = await inPage(({ 'poem-settings': m }) => {
+    const vocab = ['<s>', '\n', '，', '。', '床', '前', '明', '月', '光'];
+    const ok = { text: '床前明月光，', maxNew: 9, greedy: true, temperature: 0.8, topK: 20, seed: 1, stopAtPoemStart: true };
+    const model = { vocab, maxLen: 16 };
+    return {
+      unknown: m.unknownCharacters('床前a明b月a光 ', vocab),
+      fine: m.poemProblems(ok, model),
+      one: m.poemProblems({ ...ok, text: '床x' }, model, { generating: false }),
+      empty: m.poemProblems({ ...ok, text: '' }, model, { generating: false }),
+      long: m.poemProblems({ ...ok, maxNew: 12 }, model),
+      sampling: m.poemProblems({ ...ok, greedy: false, temperature: 0, topK: 2.5, seed: NaN, maxNew: 0 }, model),
+      greedy: m.generationRequest(ok, { generating: true }),
+      promptOnly: m.generationRequest({ ...ok, greedy: false }, { generating: false }),
+    };
+  });
+  expect(r.unknown).toEqual(['a', 'b', ' ']);
+  expect(r.fine).toEqual([]);
+  expect(r.one).toEqual(['Prompt: the model knows only the 7 characters of the Three Hundred Tang Poems it was trained on (simplified Chinese and its punctuation), and not this one: “x”. Remove or replace it.']);
+  expect(r.empty).toEqual(['Prompt: type a few characters of a poem for the model to continue.']);
+  expect(r.long).toEqual(['New characters: the model reads at most 16 tokens in all; with this prompt ask for at most 9.']);
+  expect(r.sampling).toEqual(['New characters: a whole number from 1 to 200.', 'Temperature: a number from 0.05 to 3.', 'Top-k: a whole number from 0 (all characters) to 200.', 'Seed: a whole number.']);
+  expect(r.greedy).toEqual({ text: '床前明月光，', maxNew: 9, temperature: 0, topK: 0, stopAtPoemStart: true, topCount: 8 });
+  expect(r.promptOnly).toMatchObject({ maxNew: 0, temperature: 0.8, topK: 20, seed: 1 });
 });
 
 test('requests: one request at a time, only the newest waiting one is sent, stale replies dropped', async () => {

@@ -2,7 +2,7 @@
 // Every number the page shows must be what the package API returns for the same inputs.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter } = require('./harness');
+const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter, packageFolderPage } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
 const SCREENSHOT = path.join(ROOT, 'test-results', 'demo.png');
@@ -86,6 +86,9 @@ test('the server redirects to the page, isolates it, and the page shows the engi
   expect(headers['cross-origin-opener-policy']).toBe('same-origin');
   expect(headers['cross-origin-embedder-policy']).toBe('require-corp');
   await page.waitForSelector('body[data-state=ready]', { timeout: 30000 });
+  // The trained model's tab opens first; the textbook is one click away.
+  expect(await page.getAttribute('[data-testid=tab-model]', 'aria-selected')).toBe('true');
+  await page.click('[data-testid=tab-textbook]');
   await page.waitForFunction(() => window.__demo.shown().self !== null);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
 
@@ -382,7 +385,7 @@ test('?threads=1 runs the single-threaded build, with the same weights', async (
   const other = await browser.context.newPage();
   const otherProblems = watchProblems(other);
   try {
-    await other.goto(`${server.url}web/?threads=1`);
+    await other.goto(`${server.url}web/?threads=1#textbook`);
     await other.waitForSelector('body[data-state=ready]', { timeout: 30000 });
     const r = await other.evaluate(() => ({
       threads: document.querySelector('[data-testid=engine-threads]').textContent,
@@ -406,15 +409,9 @@ test('?threads=1 runs the single-threaded build, with the same weights', async (
 
 test('without a build, the page says the engine could not load and how to build it', async () => {
   // A package folder with the page and the server but no dist/.
-  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'demo-no-build-'));
-  fs.cpSync(path.join(ROOT, 'web'), path.join(dir, 'web'), { recursive: true });
-  fs.mkdirSync(path.join(dir, 'scripts'));
-  fs.copyFileSync(path.join(ROOT, 'scripts', 'serve.mjs'), path.join(dir, 'scripts', 'serve.mjs'));
-  const bare = await startServer({ script: path.join(dir, 'scripts', 'serve.mjs') });
-  const other = await browser.context.newPage();
-  const seen = watchProblems(other);
+  const { url, page: other, problems: seen, close } = await packageFolderPage(browser, []);
   try {
-    await other.goto(bare.url);
+    await other.goto(url);
     await other.waitForSelector('body[data-state=no-engine]', { timeout: 30000 });
     expect(await other.locator('[data-testid=engine]').textContent()).toBe('Engine not loaded.');
     const text = await other.locator('[data-testid=error]').textContent();
@@ -424,9 +421,7 @@ test('without a build, the page says the engine could not load and how to build 
     expect(seen.length).toBeGreaterThan(0);
     for (const p of seen) expect(p).toMatch(/dist\/index\.mjs|404/);
   } finally {
-    await other.close();
-    await bare.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });
 

@@ -185,4 +185,103 @@ async function cellCenter(page, selector, i, j) {
   };
 }
 
-module.exports = { ROOT, expectClose, cellCenter, startServer, launchBrowser, watchProblems, blankPageSession, runInPage, revive, firstMismatch };
+/**
+ * A package folder as a static host would serve it: web/, scripts/serve.mjs and the given other
+ * folders of the repository (e.g. ['dist'], never models/ unless asked). Serves it and opens a new
+ * page of `browser` watched for problems: { url, page, problems, close() }.
+ */
+async function packageFolderPage(browser, folders) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-package-'));
+  for (const f of ['web', ...folders]) fs.cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'scripts'));
+  fs.copyFileSync(SERVE, path.join(dir, 'scripts', 'serve.mjs'));
+  const server = await startServer({ script: path.join(dir, 'scripts', 'serve.mjs') });
+  const page = await browser.context.newPage();
+  const problems = watchProblems(page);
+  const close = async () => {
+    await page.close();
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return { url: server.url, page, problems, close };
+}
+
+/**
+ * The demo server and a fresh Chromium whose page shows the trained-model tab, drawn:
+ * { server, browser, page, problems, close() }.
+ */
+async function modelTabSession({ viewport } = {}) {
+  const server = await startServer();
+  const browser = await launchBrowser(viewport ? { viewport } : {});
+  const problems = watchProblems(browser.page);
+  const close = async () => {
+    await browser.close();
+    await server.stop();
+  };
+  try {
+    await openModelTab(browser.page, server.url);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { server, browser, page: browser.page, problems, close };
+}
+
+/** Opens the page on its trained-model tab and waits until the prompt's model view is drawn. */
+async function openModelTab(page, url) {
+  await page.goto(`${url}web/`);
+  await page.waitForSelector('body[data-model=ready]', { timeout: 60000 });
+  await page.waitForFunction(() => window.__poem.run?.done && document.querySelectorAll('[data-testid=thumb-map][data-layout]').length > 0);
+}
+
+/**
+ * Sets fields of the poem form by id (no events), then runs the prompt (generate: false) or
+ * generates, and waits until that run has ended and is drawn.
+ */
+function runPoem(page, values, { generate }) {
+  return page.evaluate(async ([v, gen]) => {
+    for (const [id, value] of Object.entries(v)) {
+      const node = document.getElementById(id);
+      if (node.type === 'checkbox') node.checked = value;
+      else node.value = value;
+    }
+    const before = window.__poem.run?.id ?? 0;
+    if (gen) document.getElementById('poem-generate').click();
+    else document.getElementById('poem-prompt').dispatchEvent(new Event('input', { bubbles: true }));
+    await new Promise((resolve) => {
+      const check = () => (window.__poem.run && window.__poem.run.id !== before && window.__poem.run.done ? resolve() : setTimeout(check, 25));
+      check();
+    });
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  }, [values, generate]);
+}
+
+/**
+ * Per canvas matching selector: its pixels' distinct colours (a blank canvas has 1) and the
+ * colours at the centres of the given cells [i, j] of its drawn layout. Read from a copy: reading
+ * the page's own canvases again and again makes Chromium warn (willReadFrequently) on the console.
+ */
+function canvasPixels(page, selector, cells = []) {
+  return page.evaluate(([sel, at]) => Array.from(document.querySelectorAll(sel), (c) => {
+    const copy = document.createElement('canvas');
+    copy.width = c.width;
+    copy.height = c.height;
+    const ctx = copy.getContext('2d', { willReadFrequently: true });
+    ctx.drawImage(c, 0, 0);
+    const img = ctx.getImageData(0, 0, c.width, c.height);
+    const seen = new Set();
+    for (let k = 0; k < img.data.length; k += 16) seen.add((img.data[k] << 16) | (img.data[k + 1] << 8) | img.data[k + 2]);
+    const l = c.dataset.layout ? JSON.parse(c.dataset.layout) : null;
+    const dpr = c.width / c.getBoundingClientRect().width;
+    const colours = at.map(([i, j]) => {
+      const k = 4 * (Math.floor((l.y0 + (i + 0.5) * l.cellHeight) * dpr) * img.width + Math.floor((l.x0 + (j + 0.5) * l.cellWidth) * dpr));
+      return Array.from(img.data.slice(k, k + 3));
+    });
+    return { distinct: seen.size, colours };
+  }), [selector, cells]);
+}
+
+module.exports = {
+  ROOT, expectClose, cellCenter, startServer, launchBrowser, watchProblems, blankPageSession, runInPage, revive, firstMismatch,
+  packageFolderPage, modelTabSession, openModelTab, runPoem, canvasPixels,
+};

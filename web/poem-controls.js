@@ -1,0 +1,105 @@
+// The poem mode's inputs: its form and buttons, the token chips, the thumbnails and the large
+// map (pointer and keys), turned into calls of the handlers poem.js passes in. Knows nothing
+// of the engine or of how anything is drawn.
+import { cellAt } from './heatmap.js';
+
+const PROMPT_DEBOUNCE_MS = 300;
+const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'Enter', ' '];
+
+/**
+ * @param {object} h   handlers
+ * @param {() => void} h.promptChanged          the prompt was edited (debounced)
+ * @param {() => void} h.decodingChanged
+ * @param {() => void} h.generate
+ * @param {() => void} h.stop
+ * @param {(i: number) => void} h.hover          a token's row brought forward (-1: none)
+ * @param {(i: number) => void} h.pickToken      a token chip clicked
+ * @param {(layer: number, head: number) => void} h.openHead
+ * @param {(i: number) => void} h.pickQuery      the large view's query row
+ * @param {(canvas) => object|null} h.mapOf       → { kind, layout } of a model map
+ * @param {(cell: {i, j}|null, at: {x, y}|null) => void} h.pointAt   the pointer over the large map
+ * @param {(key: string) => void} h.key          a key on the focused large map
+ * @param {(focused: boolean) => void} h.focusLarge
+ */
+export function bindPoemControls(h) {
+  const $ = (id) => document.getElementById(id);
+  let timer = 0;
+
+  $('poem-controls').addEventListener('input', (e) => {
+    if (e.target.name === 'poem-prompt') {
+      clearTimeout(timer);
+      timer = setTimeout(h.promptChanged, PROMPT_DEBOUNCE_MS);
+    } else if (e.target.name === 'poem-decoding') {
+      h.decodingChanged();
+    }
+  });
+  $('poem-controls').addEventListener('submit', (e) => {
+    e.preventDefault();
+    h.generate();
+  });
+  // The prompt is a textarea (poems have lines): Enter breaks the line, Ctrl/⌘+Enter generates.
+  $('poem-prompt').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      h.generate();
+    }
+  });
+  $('poem-generate').addEventListener('click', () => h.generate());
+  $('poem-stop').addEventListener('click', () => h.stop());
+
+  const chips = $('poem-tokens');
+  const chipIndex = (e) => {
+    const chip = e.target.closest?.('[data-testid=poem-token]');
+    return chip ? Number(chip.dataset.index) : -1;
+  };
+  chips.addEventListener('mouseover', (e) => h.hover(chipIndex(e)));
+  chips.addEventListener('focusin', (e) => h.hover(chipIndex(e)));
+  chips.addEventListener('mouseleave', () => h.hover(-1));
+  chips.addEventListener('focusout', () => h.hover(-1));
+  chips.addEventListener('click', (e) => {
+    const i = chipIndex(e);
+    if (i >= 0) h.pickToken(i);
+  });
+
+  const hit = (e) => {
+    const canvas = e.target;
+    const meta = canvas instanceof HTMLCanvasElement ? h.mapOf(canvas) : null;
+    if (!meta) return null;
+    const r = canvas.getBoundingClientRect();
+    return { meta, cell: cellAt(meta.layout, e.clientX - r.left, e.clientY - r.top) };
+  };
+
+  const grid = $('model-grid');
+  grid.addEventListener('mousemove', (e) => {
+    const found = hit(e);
+    if (found) h.hover(found.cell ? found.cell.i : -1);
+  });
+  grid.addEventListener('mouseleave', () => h.hover(-1));
+  grid.addEventListener('click', (e) => {
+    const button = e.target.closest('[data-testid=thumb]');
+    if (button) h.openHead(Number(button.dataset.layer), Number(button.dataset.head));
+  });
+
+  const large = $('head-map');
+  large.addEventListener('mousemove', (e) => {
+    const found = hit(e);
+    h.hover(found?.cell ? found.cell.i : -1);
+    h.pointAt(found?.cell ?? null, { x: e.clientX, y: e.clientY });
+  });
+  large.addEventListener('mouseleave', () => {
+    h.hover(-1);
+    h.pointAt(null, null);
+  });
+  large.addEventListener('click', (e) => {
+    const found = hit(e);
+    if (found?.cell) h.pickQuery(found.cell.i);
+  });
+  large.addEventListener('keydown', (e) => {
+    if (!CURSOR_KEYS.includes(e.key)) return;
+    e.preventDefault();
+    h.key(e.key);
+  });
+  large.addEventListener('focus', () => h.focusLarge(true));
+  large.addEventListener('blur', () => h.focusLarge(false));
+  $('head-query').addEventListener('change', () => h.pickQuery(Number($('head-query').value)));
+}
