@@ -1,6 +1,7 @@
 // Token-by-token continuation of a session: sample from the last logits, feed the token, report
 // it with the candidates it was chosen from and its attention rows, repeat.
-import { checkSampling, sampleToken, seededRandom } from './sampling.js';
+import { mulberry32 } from '../random.js';
+import { checkSampling, sampleToken } from './sampling.js';
 
 const POEM_START_ID = 0;
 
@@ -27,7 +28,7 @@ export function generate(session, { maxNew = Infinity, temperature = 0, topK = 0
   if (session.length === 0) {
     throw new RangeError('generate: the session is empty; feed the prompt first (starting with the poem start, id 0)');
   }
-  const random = seed === undefined ? Math.random : seededRandom(seed);
+  const random = seed === undefined ? Math.random : mulberry32(seed);
   const model = session.model;
   const topTemperature = temperature > 0 ? temperature : 1;
 

@@ -93,18 +93,3 @@ export function sampleToken(logits, { temperature = 0, topK = 0, random = Math.r
   }
   return ids[ids.length - 1]; // r just below 1 and a sum rounded below it
 }
-
-/**
- * A seeded stream of numbers in [0, 1) (mulberry32), so a seed repeats a sampled poem. Its own copy
- * rather than web/random.js's: Node reads web/*.js as CommonJS (the package's type), web/model/*.js
- * as ES modules (web/model/package.json), so this folder imports nothing from its parent.
- */
-export function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
