@@ -309,7 +309,7 @@ const LONG = 'attentionisallyouneedandthequickbrownfoxjumpsoverthelazydogwhilewe
 test('the page’s thread stays free while the engine computes in its worker', async () => {
   await setControls({ text: LONG.slice(0, 128), dModel: '1024' });
   await page.evaluate(() => { window.__demo.recompute(); return window.__demo.settled(); }); // weights made, cached
-  const r = await page.evaluate(async () => {
+  const measure = () => page.evaluate(async () => {
     const ticks = [];
     let going = true;
     const tick = () => {
@@ -329,9 +329,12 @@ test('the page’s thread stays free while the engine computes in its worker', a
     }
     return { busyTicks, maxGap, engineMs: window.__demo.last.timing.engineMs, n: window.__demo.last.tokens.length };
   });
-  expect(r.n).toBe(128);
   // On the page's thread the engine's work would be one task and no timer could fire while it is
-  // busy; in a worker they keep firing. (How often depends on the machine, so it is not pinned.)
+  // busy, in any attempt; in a worker they keep firing. How often depends on the machine: a machine
+  // busy with other work may starve one attempt's timers, so the best of three counts.
+  let r = await measure();
+  for (let attempt = 1; attempt < 3 && r.busyTicks < 2; attempt++) r = await measure();
+  expect(r.n).toBe(128);
   expect(r.busyTicks).toBeGreaterThanOrEqual(2);
   await setControls({ text: '我愛AI', dModel: '512' });
   await changeAndWait(() => page.evaluate(() => window.__demo.recompute()));
