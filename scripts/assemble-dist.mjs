@@ -1,6 +1,6 @@
 // Assembles dist/ from the Emscripten output (build/wasm/web, build/wasm/node) and bindings/:
 // exactly the files the package ships, and nothing left over from an older layout.
-//   wasm-attention-{simd,scalar}[-mt].wasm   the four builds (one .wasm serves both glues)
+//   wasm-attention-{simd,relaxed,scalar}[-mt].wasm   the six builds (one .wasm serves both glues)
 //   wasm-attention-*.mjs                     their ES module glues (browsers, workers, bundlers)
 //   wasm-attention-*-mt.worker.mjs           pthread workers as ES modules (see pthread-worker.mjs)
 //   node/wasm-attention-*.js (+ .worker.js)  the CommonJS glues for Node and Emscripten's worker

@@ -47,6 +47,10 @@ inline void pack_rows(const float* b, std::size_t k, std::size_t n, std::size_t 
 void gemm_packed(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
                  const float* packed, std::size_t packed_k, const float* bias, float* c, std::size_t ldc);
 
+// Whether these kernels were compiled with relaxed SIMD's multiply-add (the relaxed builds):
+// answered here, where WA_RELAXED_SIMD is defined, for info.relaxedSimd.
+bool gemm_uses_relaxed_simd();
+
 // C += A·B (the running output of the fused attention, key tile by key tile).
 void gemm_packed_accumulate(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
                             const float* packed, std::size_t packed_k, float* c, std::size_t ldc);
