@@ -157,34 +157,28 @@ const notes = results.notes;
 results.loadAverageAtStart = os.loadavg();
 if (depsError) notes.push(depsError);
 
-// peak probe
+// peak probes: mul+add (peak.wat) and its relaxed_madd twin (peak-relaxed.wat), 1 and 2 threads at the
+// start; each also runs as one more "implementation" in every repetition of every shape (the relaxed
+// one on 1 thread only: the relaxed build's yardstick).
 log('bench: peak probe …');
-let probe = null;
-try {
-  const { assemblePeak, peakOneThread, peakThreads, createPeakProbe } = await import('./peak.mjs');
-  const bytes = assemblePeak();
-  const p1 = await peakOneThread(bytes, { reps: QUICK ? 5 : 9 });
-  const p2 = await peakThreads(bytes, 2, { reps: QUICK ? 3 : 7 });
-  results.peak = { start: { oneThread: p1.gflops, twoThreads: p2.gflops, oneThreadRuns: p1.runs, twoThreadRuns: p2.runs } };
-  // the same probe also runs as one more "implementation" in every repetition of every shape
-  probe = await createPeakProbe(bytes, { targetMs: 20, nThreads: 2 });
-} catch (e) {
-  results.peak = { error: String(e?.message ?? e).split('\n')[0] };
-  notes.push(`peak probe failed: ${results.peak.error}`);
+async function peakProbe(wat, interleavedThreads) {
+  try {
+    const { assemblePeak, peakOneThread, peakThreads, createPeakProbe } = await import('./peak.mjs');
+    const bytes = assemblePeak(wat);
+    const p1 = await peakOneThread(bytes, { reps: QUICK ? 5 : 9 });
+    const p2 = await peakThreads(bytes, 2, { reps: QUICK ? 3 : 7 });
+    const start = { oneThread: p1.gflops, twoThreads: p2.gflops, oneThreadRuns: p1.runs, twoThreadRuns: p2.runs };
+    return { result: { start }, probe: await createPeakProbe(bytes, { targetMs: 20, nThreads: interleavedThreads }) };
+  } catch (e) {
+    const error = String(e?.message ?? e).split('\n')[0];
+    notes.push(`peak probe ${wat} failed: ${error}`);
+    return { result: { error }, probe: null };
+  }
 }
-// its relaxed_madd twin: the relaxed build's ceiling (1 thread interleaved with the shapes)
-let probeRelaxed = null;
-try {
-  const { assemblePeak, peakOneThread, peakThreads, createPeakProbe } = await import('./peak.mjs');
-  const bytes = assemblePeak('peak-relaxed.wat');
-  const p1 = await peakOneThread(bytes, { reps: QUICK ? 5 : 9 });
-  const p2 = await peakThreads(bytes, 2, { reps: QUICK ? 3 : 7 });
-  results.peakRelaxed = { start: { oneThread: p1.gflops, twoThreads: p2.gflops, oneThreadRuns: p1.runs, twoThreadRuns: p2.runs } };
-  probeRelaxed = await createPeakProbe(bytes, { targetMs: 20, nThreads: 0 });
-} catch (e) {
-  results.peakRelaxed = { error: String(e?.message ?? e).split('\n')[0] };
-  notes.push(`relaxed peak probe failed: ${results.peakRelaxed.error}`);
-}
+const { result: peakResult, probe } = await peakProbe('peak.wat', 2);
+const { result: peakRelaxedResult, probe: probeRelaxed } = await peakProbe('peak-relaxed.wat', 0);
+results.peak = peakResult;
+results.peakRelaxed = peakRelaxedResult;
 
 // wasm-attention
 log('bench: loading wasm-attention from', path.relative(process.cwd(), enginePath) || enginePath);
