@@ -4,6 +4,7 @@
 // Rollup. Each app runs the worked example on the main thread, in a module Web Worker and with
 // threads: 2 in a worker on a cross-origin-isolated page, and is checked against the float64
 // reference. The production bundles must hold no declarations, no .cjs and no Node-only code.
+// Chromium has relaxed SIMD, so there the apps run the relaxed-SIMD builds (their default).
 // Then the scalar fallback: a Chromium and a Node whose V8 refuses WebAssembly SIMD.
 //
 // One `npm pack`, one consumer project (the tarball extracted into its node_modules, the app from
