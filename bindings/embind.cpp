@@ -72,7 +72,19 @@ wa::LayerConfig layer_config(Wire w) {
   return config;
 }
 
-wa::Status init_layer(Wire w, wa::Layer& layer) {
+wa::ForwardShape forward_shape(Wire w) {
+  wa::ForwardShape shape;
+  shape.batch = w[slot_batch];
+  shape.tgt_len = w[slot_tgt_len];
+  shape.src_len = w[slot_src_len];
+  shape.weights = w[slot_need_weights] != 0;
+  shape.average_weights = w[slot_average_weights] != 0;
+  shape.intermediates = w[slot_intermediates] != 0;
+  shape.cached = w[slot_cache] != 0;
+  return shape;
+}
+
+wa::LayerWeights layer_weights(Wire w) {
   wa::LayerWeights weights;
   weights.wq = ptr<const float>(w, slot_wq);
   weights.wk = ptr<const float>(w, slot_wk);
@@ -83,7 +95,15 @@ wa::Status init_layer(Wire w, wa::Layer& layer) {
   weights.wo = ptr<const float>(w, slot_wo);
   weights.bo = ptr<const float>(w, slot_bo);
   weights.alibi_slopes = ptr<const float>(w, slot_alibi_slopes);
-  return layer.init(layer_config(w), weights);
+  return weights;
+}
+
+wa::Status init_layer(Wire w, wa::Layer& layer) { return layer.init(layer_config(w), layer_weights(w)); }
+
+// A one-shot call's weights stay in the heap for the whole call: a few rows read them in place.
+wa::Status init_one_shot_layer(Wire w, wa::Layer& layer) {
+  if (wa::Layer::borrow_pays(layer_config(w), forward_shape(w))) return layer.init_borrowed(layer_config(w), layer_weights(w));
+  return init_layer(w, layer);
 }
 
 wa::Mask mask(Wire w, Slot kind, Slot data, bool per_head) {
@@ -123,12 +143,12 @@ int forward(Wire w, const wa::Layer& layer) {
   return static_cast<int>(layer.forward(a));
 }
 
-// One-shot call: pack the weights, run, free. Both public functions share it; the JavaScript
+// One-shot call: pack the weights (or, for a few rows, read them in place), run, free. Both public functions share it; the JavaScript
 // wrapper maps selfAttention onto one head without an output projection.
 int oneShot(std::uintptr_t wire) {
   Wire w = reinterpret_cast<Wire>(wire);
   wa::Layer layer;
-  wa::Status s = init_layer(w, layer);
+  wa::Status s = init_one_shot_layer(w, layer);
   const int status = s == wa::Status::ok ? forward(w, layer) : static_cast<int>(s);
   wa::parallel_rest();  // init may pack on every thread before a forward that runs on one
   return status;
@@ -209,15 +229,7 @@ emscripten::val forwardSizeNames() {
 // cheaper per call than building a JavaScript object.
 void forwardSizes(std::uintptr_t wire, std::uintptr_t out) {
   Wire w = reinterpret_cast<Wire>(wire);
-  wa::ForwardShape shape;
-  shape.batch = w[slot_batch];
-  shape.tgt_len = w[slot_tgt_len];
-  shape.src_len = w[slot_src_len];
-  shape.weights = w[slot_need_weights] != 0;
-  shape.average_weights = w[slot_average_weights] != 0;
-  shape.intermediates = w[slot_intermediates] != 0;
-  shape.cached = w[slot_cache] != 0;
-  const wa::ForwardSizes z = wa::Layer::forward_sizes(layer_config(w), shape);
+  const wa::ForwardSizes z = wa::Layer::forward_sizes(layer_config(w), forward_shape(w));
   const std::size_t output = z.output, weights = z.weights, q = z.q, k = z.k, v = z.v, scores = z.scores,
                     scaledScores = z.scores, attnOutput = z.attn_output, workspaceBytes = z.workspace_bytes;
   double* figures = reinterpret_cast<double*>(out);

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <utility>
 
+#include "kernels/f32-gemm-rows.h"
 #include "kernels/f32-gemm.h"
 #include "kernels/f32-softmax.h"
 #include "parallel.h"
@@ -39,6 +40,10 @@ constexpr double kMaxHeadRowsFloats = 1 << 20;
 constexpr std::size_t kPackRows = 64;
 // Smallest weight (floats) worth packing on several threads.
 constexpr std::size_t kMinParallelPack = 1 << 16;
+// A one-shot call of 3 or 4 tokens reads its weights in place when every projection has at least this
+// many inputs per row: packing reads and writes every weight once more, which then costs more than
+// the panels save (4 tokens of 512 or 768 inputs: 1.5–1.7× faster; of 256, the panels win).
+constexpr std::size_t kBorrowInputsPerRow = 128;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -47,14 +52,16 @@ std::size_t projection_floats(std::size_t heads, std::size_t width, std::size_t 
   return packed_panel_floats(width, in) * heads + heads * width;
 }
 
-// Allocates a projection's panels (packed later by pack_weights) and copies its bias.
-Status allocate_projection(Layer::Projection& p, const float* b, std::size_t heads, std::size_t width,
-                           std::size_t in) {
+// Allocates a projection's panels (packed later by pack_weights) and copies its bias; a borrowed
+// projection keeps a pointer to its weights instead of panels.
+Status allocate_projection(Layer::Projection& p, const float* w, const float* b, std::size_t heads,
+                           std::size_t width, std::size_t in, bool borrow) {
   p.width = width;
   p.in = in;
-  p.head_stride = packed_panel_floats(width, in);
+  p.head_stride = borrow ? width * in : packed_panel_floats(width, in);
+  p.rows = borrow ? w : nullptr;
   const std::size_t panels = projection_floats(heads, width, in) - heads * width;
-  if (!p.packed.allocate(panels) || !p.bias.allocate(heads * width)) return Status::out_of_memory;
+  if ((!borrow && !p.packed.allocate(panels)) || !p.bias.allocate(heads * width)) return Status::out_of_memory;
   for (std::size_t i = 0; i < heads * width; ++i) p.bias.get()[i] = b ? b[i] : 0.0f;
   return Status::ok;
 }
@@ -90,10 +97,19 @@ void pack_weights(const PackJob* jobs, std::size_t count) {
   }
 }
 
+// out[rows, ldo] = x[rows, in] · W[c0, c0 + cols)ᵀ + b[c0, c0 + cols) of one head's block of W.
+void project_cols(const Layer::Projection& p, std::size_t h, std::size_t c0, std::size_t cols, const float* x,
+                  std::size_t rows, float* out, std::size_t ldo) {
+  const float* bias = p.bias.get() + h * p.width + c0;
+  if (p.rows)
+    gemm_rows(rows, cols, p.in, x, p.in, p.rows + h * p.head_stride + c0 * p.in, p.in, bias, out, ldo);
+  else
+    gemm_packed(rows, cols, p.in, x, p.in, p.packed.get() + h * p.head_stride + c0 * p.in, p.in, bias, out, ldo);
+}
+
 // out[rows, width] = x[rows, in] · W_hᵀ + b_h for head h.
 void project_rows(const Layer::Projection& p, std::size_t h, const float* x, std::size_t rows, float* out) {
-  gemm_packed(rows, p.width, p.in, x, p.in, p.packed.get() + h * p.head_stride, p.in, p.bias.get() + h * p.width,
-              out, p.width);
+  project_cols(p, h, 0, p.width, x, rows, out, p.width);
 }
 
 // A mask masks a key where it is true (bool) or −inf (float): the score is then −inf whatever it
@@ -395,7 +411,21 @@ ForwardSizes Layer::forward_sizes(const LayerConfig& c, const ForwardShape& f) {
   return z;
 }
 
-Status Layer::init(const LayerConfig& c, const LayerWeights& w) {
+bool Layer::borrow_pays(const LayerConfig& c, const ForwardShape& f) {
+  const std::size_t inputs = std::min({c.q_in, c.k_in, c.v_in, c.out_projection ? c.attn_width() : c.q_in});
+  const std::size_t widest = std::max({c.q_in, c.k_in, c.v_in, c.attn_width()});
+  // gemm_rows puts 4 rows in the lanes: fewer than 3 leave most of them idle, and more than 4 (or a
+  // batch) read the weights again per group, which measured slower than packing them once.
+  const std::size_t rows = f.batch * std::max(f.tgt_len, f.src_len);
+  return !f.cached && std::min(f.tgt_len, f.src_len) >= 3 && rows <= 4 && widest <= kMaxRowsK &&
+         rows * kBorrowInputsPerRow <= inputs;
+}
+
+Status Layer::init(const LayerConfig& c, const LayerWeights& w) { return init_projections(c, w, false); }
+
+Status Layer::init_borrowed(const LayerConfig& c, const LayerWeights& w) { return init_projections(c, w, true); }
+
+Status Layer::init_projections(const LayerConfig& c, const LayerWeights& w, bool borrow) {
   if (c.q_in == 0 || c.k_in == 0 || c.v_in == 0 || c.num_heads == 0 || c.head_dim_qk == 0 ||
       c.head_dim_v == 0 || !w.wq || !w.wk || !w.wv || (c.out_projection && !w.wo) ||
       c.num_heads % c.kv_heads() != 0 || c.rope.dim % 2 != 0 || c.rope.dim > c.head_dim_qk ||
@@ -403,13 +433,14 @@ Status Layer::init(const LayerConfig& c, const LayerWeights& w) {
     return Status::invalid_argument;
   config_ = c;
   const std::size_t h = c.num_heads, kv = c.kv_heads();
-  Status s = allocate_projection(q_, w.bq, h, c.head_dim_qk, c.q_in);
-  if (s == Status::ok) s = allocate_projection(k_, w.bk, kv, c.head_dim_qk, c.k_in);
-  if (s == Status::ok) s = allocate_projection(v_, w.bv, kv, c.head_dim_v, c.v_in);
-  if (s == Status::ok && c.out_projection) s = allocate_projection(o_, w.bo, 1, c.output_width(), c.attn_width());
+  Status s = allocate_projection(q_, w.wq, w.bq, h, c.head_dim_qk, c.q_in, borrow);
+  if (s == Status::ok) s = allocate_projection(k_, w.wk, w.bk, kv, c.head_dim_qk, c.k_in, borrow);
+  if (s == Status::ok) s = allocate_projection(v_, w.wv, w.bv, kv, c.head_dim_v, c.v_in, borrow);
+  if (s == Status::ok && c.out_projection)
+    s = allocate_projection(o_, w.wo, w.bo, 1, c.output_width(), c.attn_width(), borrow);
   if (s != Status::ok) return s;
   const PackJob jobs[] = {{&q_, w.wq, h}, {&k_, w.wk, kv}, {&v_, w.wv, kv}, {&o_, w.wo, 1}};
-  pack_weights(jobs, c.out_projection ? 4 : 3);
+  if (!borrow) pack_weights(jobs, c.out_projection ? 4 : 3);
   if (s == Status::ok && c.alibi) {
     if (!alibi_.allocate(h)) return Status::out_of_memory;
     if (w.alibi_slopes)
@@ -714,13 +745,11 @@ void Layer::project_output(std::size_t rows_total, Scratch& s, const float* in, 
     const std::size_t r0 = (t / groups) * chunk, rows = std::min(rows_total, r0 + chunk) - r0;
     if (in != out) {
       const std::size_t c0 = (t % groups) * group, cols = std::min(width, c0 + group) - c0;
-      gemm_packed(rows, cols, in_width, in + r0 * in_width, in_width, o_.packed.get() + c0 * in_width, in_width,
-                  o_.bias.get() + c0, out + r0 * width + c0, width);
+      project_cols(o_, 0, c0, cols, in + r0 * in_width, rows, out + r0 * width + c0, width);
       return;
     }
     float* tmp = s.out_rows + worker * kProjRows * width;
-    gemm_packed(rows, width, in_width, in + r0 * in_width, in_width, o_.packed.get(), in_width, o_.bias.get(), tmp,
-                width);
+    project_cols(o_, 0, 0, width, in + r0 * in_width, rows, tmp, width);
     std::memcpy(out + r0 * width, tmp, rows * width * sizeof(float));
   });
 }

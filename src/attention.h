@@ -135,6 +135,11 @@ struct KvStore;
 class Layer {
  public:
   Status init(const LayerConfig& config, const LayerWeights& weights);
+  // A layer for one call with few rows: it reads the weights where they are (they must outlive it)
+  // instead of packing them, which would cost about as much as the call's own products.
+  Status init_borrowed(const LayerConfig& config, const LayerWeights& weights);
+  // Whether a one-shot call of this shape runs faster on borrowed weights than on packed ones.
+  static bool borrow_pays(const LayerConfig& config, const ForwardShape& shape);
   // Status::ok, invalid_argument or out_of_memory. A NaN or ±Inf in the inputs propagates as
   // IEEE arithmetic says: a query row is NaN wherever a float64 evaluation is; a key that is masked
   // for a query (by a mask, −inf in a float mask, or causality) takes no part in that row.
@@ -151,6 +156,7 @@ class Layer {
     FloatBuffer packed;  // per head: panels of that head's rows of W
     FloatBuffer bias;    // heads·width, zeros when the layer has no bias
     std::size_t width = 0, in = 0, head_stride = 0;
+    const float* rows = nullptr;  // borrowed W ([heads·width, in], read in place) instead of panels
   };
 
  private:
@@ -174,6 +180,7 @@ class Layer {
                      std::size_t first, std::size_t end, float* head_rows) const;
   void average_head_rows(const ForwardArgs& a, std::size_t b, const Scratch& s) const;
   void project_output(std::size_t rows, Scratch& s, const float* in, float* out) const;
+  Status init_projections(const LayerConfig& config, const LayerWeights& weights, bool borrow);
   void add_nonfinite_values(const ForwardArgs& a, std::size_t b, const BlockRows& rows, const HeadView& view,
                             std::size_t j0, std::size_t keys, const float* p, std::size_t ldp, const bool* attends,
                             float* out, std::size_t ldo) const;

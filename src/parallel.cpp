@@ -1,6 +1,7 @@
 #include "parallel.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -13,14 +14,18 @@
 namespace wa {
 namespace {
 
-// How long an idle worker polls for the next job before it sleeps. A forward posts jobs back to
-// back (one per stage); waking a sleeping thread costs tens of microseconds in WebAssembly (a futex
-// through Atomics.wait), polling costs nothing but a core that would idle anyway.
-constexpr int kSpinsBeforeSleep = 1 << 16;
-// After the last job of a call, workers poll only this long (tens of microseconds) before they
-// sleep: calls made back to back (decode steps, layer after layer) find them awake, and no core
-// keeps spinning long while the caller, or another library's threads, run.
-constexpr int kSpinsAfterCall = 1 << 14;
+// How long an idle worker polls for the next job before it sleeps, in time (a count of polls would
+// last as long as the machine makes it). A forward posts jobs back to back (one per stage); waking a
+// sleeping thread costs tens of microseconds in WebAssembly (a futex through Atomics.wait, more in a
+// virtual machine), polling costs nothing but a core that would idle anyway.
+constexpr std::chrono::microseconds kPollDuringCall{1000};
+// After the last job of a call, workers poll only this long before they sleep: the next call of a
+// loop (decode steps, layer after layer, with the wrapper copying a few hundred KB in and out between
+// them) finds them awake, and no core keeps spinning long while the caller, or another library's
+// threads, run.
+constexpr std::chrono::microseconds kPollAfterCall{200};
+// Polls between two readings of the clock (a reading is a call out to JavaScript in WebAssembly).
+constexpr int kPollsPerClockReading = 256;
 
 // The job now posted and its next task, in one word: generation (high 32 bits), task index (low 32).
 // A task is claimed by one compare-exchange, which fails once the job has changed, so a worker that
@@ -126,9 +131,13 @@ class Pool {
 
   // Waits for a generation other than `seen` (or stop); returns false on stop.
   bool await_job(std::uint64_t seen) {
-    for (int spin = 0; spin < kSpinsBeforeSleep && (spin < kSpinsAfterCall || !resting_.load()); ++spin) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int poll = 1;; ++poll) {
       if (generation() != seen) return true;
       if (stop_.load()) return false;
+      if (poll % kPollsPerClockReading != 0) continue;
+      const auto polled = std::chrono::steady_clock::now() - start;
+      if (polled > (resting_.load() ? kPollAfterCall : kPollDuringCall)) break;
     }
     std::unique_lock<std::mutex> lock(mutex_);
     sleepers_.fetch_add(1);

@@ -112,21 +112,29 @@ const Case kCases[] = {
     {"mha long causal, tiles", 1, 530, 530, 8, 8, 8, 1, 8, 8, true, false, true, true, MaskKind::additive, MaskKind::none, false},
 };
 
-// Both paths: with weights (whole score rows) and without (the fused, key-tiled one).
+// A layer with packed weights, or (a one-shot call with few rows) reading them in place.
+wa::Status init_layer(wa::Layer& layer, const wa::LayerConfig& config, const wa::LayerWeights& weights, bool borrow) {
+  return borrow ? layer.init_borrowed(config, weights) : layer.init(config, weights);
+}
+
+// Both paths: with weights (whole score rows) and without (the fused, key-tiled one); both weight
+// layouts.
 TEST(Attention, LayerMatchesDoubleReferenceWithAndWithoutWeights) {
-  for (const Case& c : kCases) {
+  for (const Case& c : kCases)
+  for (bool borrow : {false, true}) {
     Problem p(c);
     wa::Layer layer;
-    ASSERT_EQ(layer.init(p.config(), p.weights()), wa::Status::ok) << c.name;
+    ASSERT_EQ(init_layer(layer, p.config(), p.weights(), borrow), wa::Status::ok) << c.name;
+    const std::string name = c.name + (borrow ? " (borrowed weights)" : "");
     Result ref, got, fused;
     wa::reference_forward(p.config(), p.weights(), p.args(ref));
     ASSERT_EQ(layer.forward(p.args(got)), wa::Status::ok) << c.name;
-    EXPECT_TRUE(wa_test::all_close(got.output, wa_test::to_double(ref.output), c.name + " output"));
-    EXPECT_TRUE(wa_test::all_close(got.weights, wa_test::to_double(ref.weights), c.name + " weights"));
+    EXPECT_TRUE(wa_test::all_close(got.output, wa_test::to_double(ref.output), name + " output"));
+    EXPECT_TRUE(wa_test::all_close(got.weights, wa_test::to_double(ref.weights), name + " weights"));
     wa::ForwardArgs fused_args = p.args(fused);
     fused_args.weights = nullptr;
-    ASSERT_EQ(layer.forward(fused_args), wa::Status::ok) << c.name;
-    EXPECT_TRUE(wa_test::all_close(fused.output, wa_test::to_double(ref.output), c.name + " output (fused)"));
+    ASSERT_EQ(layer.forward(fused_args), wa::Status::ok) << name;
+    EXPECT_TRUE(wa_test::all_close(fused.output, wa_test::to_double(ref.output), name + " output (fused)"));
   }
 }
 
@@ -134,10 +142,11 @@ TEST(Attention, ThreadCountDoesNotChangeABit) {
   const auto same_bits = [](const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
   };
-  for (const Case& c : kCases) {
+  for (const Case& c : kCases)
+  for (bool borrow : {false, true}) {
     Problem p(c);
     wa::Layer layer;
-    ASSERT_EQ(layer.init(p.config(), p.weights()), wa::Status::ok);
+    ASSERT_EQ(init_layer(layer, p.config(), p.weights(), borrow), wa::Status::ok);
     for (bool with_weights : {true, false}) {
       Result runs[2];
       for (int threads : {1, 2}) {
@@ -147,7 +156,7 @@ TEST(Attention, ThreadCountDoesNotChangeABit) {
         ASSERT_EQ(layer.forward(args), wa::Status::ok);
       }
       wa::set_thread_count(1);
-      const std::string label = c.name + (with_weights ? "" : " (fused)");
+      const std::string label = c.name + (with_weights ? "" : " (fused)") + (borrow ? " (borrowed weights)" : "");
       EXPECT_TRUE(same_bits(runs[0].output, runs[1].output)) << label;
       EXPECT_TRUE(same_bits(runs[0].weights, runs[1].weights)) << label;
     }

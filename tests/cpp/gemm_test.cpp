@@ -1,5 +1,9 @@
 #include "kernels/f32-gemm.h"
 
+#include <cstring>
+
+#include "kernels/f32-gemm-rows.h"
+
 #include "buffer.h"
 #include "test_util.h"
 
@@ -37,6 +41,65 @@ TEST(Gemm, PackedTransposedMatchesReferenceAroundTileSizes) {
                                     std::to_string(k) + (with_bias ? " bias" : "");
           EXPECT_TRUE(wa_test::all_close(c, reference_gemm_bt(a, w, bias, m, n, k), label));
         }
+}
+
+TEST(GemmRows, MatchesReferenceAroundTileSizesAndWritesOnlyItsColumns) {
+  for (std::size_t m : kSizes)
+    for (std::size_t n : kSizes)
+      for (std::size_t k : {1u, 3u, 4u, 17u, 64u})
+        for (bool with_bias : {false, true}) {
+          const std::size_t ldc = n + 3;
+          const auto a = wa_test::random_vector(m * k, 1 + m);
+          const auto w = wa_test::random_vector(n * k, 2 + n);
+          const auto bias = with_bias ? wa_test::random_vector(n, 3) : std::vector<float>{};
+          std::vector<float> c(m * ldc, -7.0f);
+          wa::gemm_rows(m, n, k, a.data(), k, w.data(), k, with_bias ? bias.data() : nullptr, c.data(), ldc);
+          const std::string label = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" +
+                                    std::to_string(k) + (with_bias ? " bias" : "");
+          std::vector<float> dense(m * n);
+          for (std::size_t i = 0; i < m; ++i) {
+            std::memcpy(dense.data() + i * n, c.data() + i * ldc, n * sizeof(float));
+            for (std::size_t j = n; j < ldc; ++j) EXPECT_EQ(c[i * ldc + j], -7.0f) << label << ": wrote past column " << n;
+          }
+          EXPECT_TRUE(wa_test::all_close(dense, reference_gemm_bt(a, w, bias, m, n, k), label));
+        }
+}
+
+// A one-shot call with few rows reads its weights in place, a prepared layer packs them: the same
+// numbers, bit for bit.
+TEST(GemmRows, GivesTheBitsOfThePackedProduct) {
+  for (std::size_t m : {1u, 3u, 4u, 5u, 9u})
+    for (std::size_t n : {1u, 7u, 16u, 33u})
+      for (std::size_t k : {1u, 5u, 64u, 512u}) {
+        const auto a = wa_test::random_vector(m * k, 31 + m);
+        const auto w = wa_test::random_vector(n * k, 32 + n);
+        const auto bias = wa_test::random_vector(n, 33);
+        wa::FloatBuffer packed;
+        ASSERT_TRUE(packed.allocate(wa::packed_panel_floats(n, k)));
+        wa::pack_transposed(w.data(), n, k, k, packed.get());
+        std::vector<float> want(m * n), got(m * n);
+        wa::gemm_packed(m, n, k, a.data(), k, packed.get(), k, bias.data(), want.data(), n);
+        wa::gemm_rows(m, n, k, a.data(), k, w.data(), k, bias.data(), got.data(), n);
+        EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0)
+            << "m=" << m << " n=" << n << " k=" << k;
+      }
+}
+
+// Threads split a projection by rows and by columns: every split gives the same bits.
+TEST(GemmRows, AnySplitOfRowsAndColumnsGivesTheSameBits) {
+  const std::size_t m = 11, n = 37, k = 67;
+  const auto a = wa_test::random_vector(m * k, 21);
+  const auto w = wa_test::random_vector(n * k, 22);
+  const auto bias = wa_test::random_vector(n, 23);
+  std::vector<float> whole(m * n), pieces(m * n);
+  wa::gemm_rows(m, n, k, a.data(), k, w.data(), k, bias.data(), whole.data(), n);
+  for (std::size_t r0 : {0u, 1u, 6u})
+    for (std::size_t c0 : {0u, 3u, 16u}) {
+      const std::size_t r1 = r0 == 0 ? 1 : r0 == 1 ? 6 : m, c1 = c0 == 0 ? 3 : c0 == 3 ? 16 : n;
+      wa::gemm_rows(r1 - r0, c1 - c0, k, a.data() + r0 * k, k, w.data() + c0 * k, k, bias.data() + c0,
+                    pieces.data() + r0 * n + c0, n);
+    }
+  EXPECT_EQ(std::memcmp(whole.data(), pieces.data(), whole.size() * sizeof(float)), 0);
 }
 
 TEST(Gemm, PackedRowsWithShorterKAndStridedOutput) {

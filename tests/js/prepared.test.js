@@ -103,6 +103,56 @@ describe('createSelfAttention().forward equals selfAttention', () => {
   });
 });
 
+// A one-shot call of 3 or 4 tokens with wide inputs reads its weights where the call copied them
+// instead of packing them: it must still give a prepared layer's numbers exactly.
+describe('one-shot calls of a few tokens give a prepared layer the same bits', () => {
+  const sameBits = (a, b, label) => {
+    expect({ label, length: a.length }).toEqual({ label, length: b.length });
+    const x = new Uint32Array(a.buffer, a.byteOffset, a.length), y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+    const first = x.findIndex((v, i) => v !== y[i]);
+    expect({ label, firstDifference: first }).toEqual({ label, firstDifference: -1 });
+  };
+  const random = (rng, n, scale = 0.05) => Float32Array.from({ length: n }, () => (rng() * 2 - 1) * scale);
+  test.each([
+    ['4 tokens × 512, 8 heads, biases', 4, 4, { embedDim: 512, numHeads: 8 }, {}],
+    ['3 tokens, kdim 640, vdim 768, masks, per-head weights', 3, 4,
+      { embedDim: 512, numHeads: 4, kdim: 640, vdim: 768 }, { averageAttnWeights: false, isCausal: true }],
+    ['4 tokens, grouped-query with RoPE and ALiBi, no weights', 4, 4,
+      { embedDim: 768, numHeads: 12, numKvHeads: 4, rope: true, alibi: true }, { needWeights: false }],
+  ])('%s', (_, tgtLen, srcLen, dims, forwardArgs) => {
+    const rng = ref.mulberry32(tgtLen * 31 + dims.embedDim);
+    const E = dims.embedDim, kdim = dims.kdim ?? E, vdim = dims.vdim ?? E;
+    const kvWidth = ((dims.numKvHeads ?? dims.numHeads) * E) / dims.numHeads;
+    const layerArgs = {
+      ...dims,
+      qProjWeight: random(rng, E * E), kProjWeight: random(rng, kvWidth * kdim), vProjWeight: random(rng, kvWidth * vdim),
+      inProjBias: random(rng, E + 2 * kvWidth), outProjWeight: random(rng, E * E), outProjBias: random(rng, E),
+    };
+    const args = { query: random(rng, tgtLen * E, 1), key: random(rng, srcLen * kdim, 1), value: random(rng, srcLen * vdim, 1),
+      ...forwardArgs };
+    const layer = attn.createMultiHeadAttention(layerArgs);
+    const prepared = layer.forward(args);
+    layer.dispose();
+    const oneShot = attn.multiHeadAttention({ ...layerArgs, ...args });
+    sameBits(oneShot.output, prepared.output, 'output');
+    if (prepared.weights) sameBits(oneShot.weights, prepared.weights, 'weights');
+    else expect(oneShot.weights).toBeNull();
+  });
+
+  test('selfAttention of 4 tokens × 512', () => {
+    const rng = ref.mulberry32(77);
+    const d = 512;
+    const args = { x: random(rng, 4 * d, 1), seqLen: 4, dModel: d, wq: random(rng, 64 * d), wk: random(rng, 64 * d),
+      wv: random(rng, 64 * d), bq: random(rng, 64) };
+    const layer = attn.createSelfAttention(args);
+    const prepared = layer.forward(args);
+    layer.dispose();
+    const oneShot = attn.selfAttention(args);
+    sameBits(oneShot.output, prepared.output, 'output');
+    sameBits(oneShot.weights, prepared.weights, 'weights');
+  });
+});
+
 describe('weights and memory', () => {
   test('the layer keeps its own copy of the weights', () => {
     const args = mhaArgs({ seed: 700, batch: 2, tgtLen: 5, embedDim: 8, numHeads: 2, bias: true, outBias: true });
