@@ -28,4 +28,4 @@ function useEngines(threadCounts = [1, 2]) {
   return engines;
 }
 
-module.exports = { useEngines };
+module.exports = { useEngines, createEngine };

@@ -117,9 +117,10 @@ describe('an engine with relaxed SIMD', () => {
   });
 
   // The engine suites again, on relaxed builds: 1,200 fuzz cases against the float64 reference,
-  // bit-identical results over 1, 2 and 3 threads, decoder features, KV caches, NaN propagation.
-  test('the fuzz, threads, decoder, KV cache and NaN suites pass on the relaxed builds', () => {
-    const suites = ['fuzz', 'threads', 'decoder', 'kvcache', 'nan'].map((name) => `tests/js/${name}.test.js`);
+  // bit-identical results over 1, 2 and 3 threads, decoder features, KV caches, NaN propagation,
+  // prepared layers (with one-shot calls of a few tokens, whose row kernel must fuse as the packed one).
+  test('the fuzz, threads, decoder, KV cache, NaN and prepared-layer suites pass on the relaxed builds', () => {
+    const suites = ['fuzz', 'threads', 'decoder', 'kvcache', 'nan', 'prepared'].map((name) => `tests/js/${name}.test.js`);
     const r = spawnSync(process.execPath, [...WITH_RELAXED, path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', '--json', ...suites],
       { cwd: ROOT, encoding: 'utf8', env: { ...process.env, WA_TEST_RELAXED: '1' }, timeout: 240000, maxBuffer: 64 << 20 });
     const report = JSON.parse(r.stdout);
