@@ -9,9 +9,9 @@ using Batch = simd::batch<float>;
 constexpr std::size_t kLanes = Batch::size;  // rows of A per pass
 
 // COLS outputs of up to 4 rows: acc[j] lane r sums a[r][kk]·w[j][kk] for kk = 0, 1, …, as
-// gemm_packed's accumulators do (the same products, the same order, the same simd::madd: fused in
-// the relaxed builds as there). 8 accumulators, A's lanes
-// and a broadcast W value fit V8's 15 vector registers.
+// gemm_packed's accumulators do (the same products, the same order, the same simd::madd, so fused
+// in the relaxed builds as there). 8 accumulators, A's lanes and a broadcast W value fit V8's 15
+// vector registers.
 template <int COLS>
 inline void lanes_tile(std::size_t k, const float* at, const float* w, std::size_t ldw, const float* bias, float* c,
                        std::size_t ldc, std::size_t rows) {
