@@ -18,7 +18,7 @@ async function firstCall() {
   if (error) return out({ error });
   const p = makeProblem(256, 768, 12);
   const t0 = performance.now();
-  const attn = await createAttention({ threads: 1 });
+  const attn = await createAttention({ threads: 1, relaxedSimd: false });
   const createMs = performance.now() - t0;
   let forward, prepareMs = 0;
   if (variant === 'prepared') {
@@ -48,7 +48,7 @@ async function memory() {
   if (error) return out({ error });
   const n = 16384, d = 512, h = 8;
   const p = makeProblem(n, d, h);
-  const attn = await createAttention({ threads: 1 });
+  const attn = await createAttention({ threads: 1, relaxedSimd: false });
   if (typeof attn.memoryStats !== 'function') return out({ error: 'no attn.memoryStats()' });
   const before = attn.memoryStats();
   const t0 = performance.now();

@@ -20,10 +20,13 @@ export async function loadEngine() {
   }
 }
 
-/** Creates an instance with `threads` (and more options); error string when it cannot give that many threads. */
+/**
+ * Creates an instance with `threads` (and more options); error string when it cannot give that many
+ * threads. The mul+add SIMD build unless options ask otherwise: the relaxed build has rows of its own.
+ */
 export async function createInstance(createAttention, threads, options = {}) {
   try {
-    const attn = await createAttention({ threads, ...options });
+    const attn = await createAttention({ threads, relaxedSimd: false, ...options });
     const got = attn.info?.threads;
     if (threads > 1 && got !== threads) return { error: `createAttention({threads:${threads}}) gave info.threads = ${got}` };
     return { attn, info: attn.info };

@@ -1,5 +1,6 @@
 // Peak probe: assembles peak.wat (wat2wasm from Debian's wabt) and measures the
-// register-resident f32x4 mul+add throughput on 1 thread and on N threads at once.
+// register-resident f32x4 mul+add throughput on 1 thread and on N threads at once; its twin
+// peak-relaxed.wat does the same with f32x4.relaxed_madd.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,11 +11,11 @@ import { median } from './util.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export function assemblePeak() {
+export function assemblePeak(wat = 'peak.wat') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-bench-peak-'));
   const out = path.join(dir, 'peak.wasm');
   try {
-    execFileSync('wat2wasm', ['--enable-all', path.join(here, 'peak.wat'), '-o', out], { stdio: 'pipe' });
+    execFileSync('wat2wasm', ['--enable-all', path.join(here, wat), '-o', out], { stdio: 'pipe' });
     return new Uint8Array(fs.readFileSync(out));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "../src/attention.h"
+#include "../src/kernels/f32-gemm.h"
 #include "../src/parallel.h"
 
 namespace {
@@ -296,4 +297,5 @@ EMSCRIPTEN_BINDINGS(wasm_attention) {
   emscripten::function("heapInUse", &heapInUse);
   emscripten::function("setThreads", &wa::set_thread_count);
   emscripten::function("simdEnabled", &simdEnabled);
+  emscripten::function("relaxedSimdEnabled", &wa::gemm_uses_relaxed_simd);
 }

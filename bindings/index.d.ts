@@ -8,10 +8,12 @@ export type Tensor = Float32Array | Float64Array | number[];
  */
 export type Mask = Uint8Array | boolean[] | Float32Array | Float64Array;
 
-/** The four builds' files: SIMD or scalar, single-threaded or pthreads (-mt). */
+/** The six builds' files: SIMD, relaxed SIMD or scalar, single-threaded or pthreads (-mt). */
 export type WasmFileName =
   | 'wasm-attention-simd.wasm'
   | 'wasm-attention-simd-mt.wasm'
+  | 'wasm-attention-relaxed.wasm'
+  | 'wasm-attention-relaxed-mt.wasm'
   | 'wasm-attention-scalar.wasm'
   | 'wasm-attention-scalar-mt.wasm';
 
@@ -27,6 +29,13 @@ export interface CreateOptions {
    */
   simd?: boolean | 'auto';
   /**
+   * Extension. The relaxed build: the SIMD build whose kernels use relaxed SIMD's fused multiply-add
+   * (faster; results differ from the SIMD build's in rounding only, within the same tolerance).
+   * 'auto' (default): where the engine has relaxed SIMD; false: never; true: required (rejects
+   * without it). With simd: false, true is a RangeError.
+   */
+  relaxedSimd?: boolean | 'auto';
+  /**
    * The .wasm bytes of the build that will load, or a map of file name to bytes (the loader takes
    * the entry it needs; files the map lacks load as usual). For bundlers and offline use.
    */
@@ -41,6 +50,8 @@ export interface CreateOptions {
 export interface EngineInfo {
   version: string;
   simd: boolean;
+  /** Extension: whether the relaxed-SIMD build runs (its kernels use fused multiply-add). */
+  relaxedSimd: boolean;
   threads: number;
 }
 

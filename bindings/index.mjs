@@ -7,6 +7,8 @@ import { createAttentionWith } from './create.mjs';
 const GLUES = {
   'wasm-attention-simd': () => import('./wasm-attention-simd.mjs'),
   'wasm-attention-simd-mt': () => import('./wasm-attention-simd-mt.mjs'),
+  'wasm-attention-relaxed': () => import('./wasm-attention-relaxed.mjs'),
+  'wasm-attention-relaxed-mt': () => import('./wasm-attention-relaxed-mt.mjs'),
   'wasm-attention-scalar': () => import('./wasm-attention-scalar.mjs'),
   'wasm-attention-scalar-mt': () => import('./wasm-attention-scalar-mt.mjs'),
 };
@@ -14,6 +16,8 @@ const GLUES = {
 const WASM_URLS = {
   'wasm-attention-simd.wasm': () => new URL('./wasm-attention-simd.wasm', import.meta.url),
   'wasm-attention-simd-mt.wasm': () => new URL('./wasm-attention-simd-mt.wasm', import.meta.url),
+  'wasm-attention-relaxed.wasm': () => new URL('./wasm-attention-relaxed.wasm', import.meta.url),
+  'wasm-attention-relaxed-mt.wasm': () => new URL('./wasm-attention-relaxed-mt.wasm', import.meta.url),
   'wasm-attention-scalar.wasm': () => new URL('./wasm-attention-scalar.wasm', import.meta.url),
   'wasm-attention-scalar-mt.wasm': () => new URL('./wasm-attention-scalar-mt.wasm', import.meta.url),
 };
@@ -21,6 +25,7 @@ const WASM_URLS = {
 // Module workers whose script imports the glue statically, so bundlers build them with it.
 const PTHREAD_WORKERS = {
   'wasm-attention-simd-mt': () => new Worker(new URL('./wasm-attention-simd-mt.worker.mjs', import.meta.url), { type: 'module' }),
+  'wasm-attention-relaxed-mt': () => new Worker(new URL('./wasm-attention-relaxed-mt.worker.mjs', import.meta.url), { type: 'module' }),
   'wasm-attention-scalar-mt': () => new Worker(new URL('./wasm-attention-scalar-mt.worker.mjs', import.meta.url), { type: 'module' }),
 };
 

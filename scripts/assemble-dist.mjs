@@ -1,13 +1,13 @@
 // Assembles dist/ from the Emscripten output (build/wasm/web, build/wasm/node) and bindings/:
 // exactly the files the package ships, and nothing left over from an older layout.
-//   wasm-attention-{simd,scalar}[-mt].wasm   the four builds (one .wasm serves both glues)
+//   wasm-attention-{simd,relaxed,scalar}[-mt].wasm   the six builds (one .wasm serves both glues)
 //   wasm-attention-*.mjs                     their ES module glues (browsers, workers, bundlers)
 //   wasm-attention-*-mt.worker.mjs           pthread workers as ES modules (see pthread-worker.mjs)
 //   node/wasm-attention-*.js (+ .worker.js)  the CommonJS glues for Node and Emscripten's worker
 //   index.mjs, node.mjs, index.cjs           the entries; create.cjs is the API bundled for CommonJS
 //   safetensors.mjs, state-dict.mjs, …       weight loading (pure JavaScript; in create.cjs too)
 //   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,14 +35,23 @@ function writeFileSync(path, content) {
 }
 const copyFileSync = (from, to) => writeFileSync(to, readFileSync(from));
 
+// The relaxed builds link at -O1 (see CMakeLists.txt), where Emscripten leaves its glue unminified
+// (2.7× the bytes of an -O3 glue): esbuild minifies whitespace and syntax, never a name, since the
+// loader and the pthread workers reach the glue's functions and Module fields by name.
+async function copyGlue(from, to, build) {
+  if (!build.includes('-relaxed')) return copyFileSync(from, to);
+  const { code } = await transform(readFileSync(from, 'utf8'), { minifyWhitespace: true, minifySyntax: true, charset: 'utf8' });
+  writeFileSync(to, code);
+}
+
 for (const name of BUILDS) {
   const wasm = readFileSync(join(wasmBuild, 'web', `${name}.wasm`));
   if (!wasm.equals(readFileSync(join(wasmBuild, 'node', `${name}.wasm`)))) {
     throw new Error(`assemble-dist: the web and node links of ${name}.wasm differ; the package ships one`);
   }
   writeFileSync(join(dist, `${name}.wasm`), wasm);
-  copyFileSync(join(wasmBuild, 'web', `${name}.mjs`), join(dist, `${name}.mjs`));
-  copyFileSync(join(wasmBuild, 'node', `${name}.js`), join(dist, 'node', `${name}.js`));
+  await copyGlue(join(wasmBuild, 'web', `${name}.mjs`), join(dist, `${name}.mjs`), name);
+  await copyGlue(join(wasmBuild, 'node', `${name}.js`), join(dist, 'node', `${name}.js`), name);
   if (name.endsWith('-mt')) {
     copyFileSync(join(wasmBuild, 'node', `${name}.worker.js`), join(dist, 'node', `${name}.worker.js`));
     writeFileSync(

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v emcc >/dev/null 2>&1 || need_apt+=(emscripten)
+# Emscripten's clang 14 cannot emit relaxed SIMD: the relaxed builds' kernels need a newer clang.
+command -v clang++-19 >/dev/null 2>&1 || need_apt+=(clang-19)
 [ -f /usr/include/xsimd/xsimd.hpp ] || need_apt+=(libxsimd-dev)
 command -v wasm2wat >/dev/null 2>&1 || need_apt+=(wabt)
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)

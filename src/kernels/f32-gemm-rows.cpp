@@ -9,8 +9,9 @@ using Batch = simd::batch<float>;
 constexpr std::size_t kLanes = Batch::size;  // rows of A per pass
 
 // COLS outputs of up to 4 rows: acc[j] lane r sums a[r][kk]·w[j][kk] for kk = 0, 1, …, as
-// gemm_packed's accumulators do (the same products, the same order). 8 accumulators, A's lanes
-// and a broadcast W value fit V8's 15 vector registers.
+// gemm_packed's accumulators do (the same products, the same order, the same simd::madd, so fused
+// in the relaxed builds as there). 8 accumulators, A's lanes and a broadcast W value fit V8's 15
+// vector registers.
 template <int COLS>
 inline void lanes_tile(std::size_t k, const float* at, const float* w, std::size_t ldw, const float* bias, float* c,
                        std::size_t ldc, std::size_t rows) {
@@ -22,7 +23,7 @@ inline void lanes_tile(std::size_t k, const float* at, const float* w, std::size
   const float* const end = at + k * kLanes;
   for (const float* p = at; p != end; p += kLanes) {
     const Batch av = Batch::load_aligned(p);
-    for (int j = 0; j < COLS; ++j) acc[j] += Batch(*w_row[j]++) * av;
+    for (int j = 0; j < COLS; ++j) acc[j] = simd::madd(Batch(*w_row[j]++), av, acc[j]);
   }
   alignas(16) float lanes[kLanes];
   for (int j = 0; j < COLS; ++j) {

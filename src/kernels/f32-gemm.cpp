@@ -25,7 +25,7 @@ inline void gemm_tile(std::size_t k, const float* a, std::size_t lda, const floa
     for (std::size_t v = 0; v < kVecs; ++v) b[v] = Batch::load_aligned(p + v * Batch::size);
     for (int r = 0; r < ROWS; ++r) {
       const Batch a_rk(*a_row[r]++);
-      for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] += b[v] * a_rk;
+      for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = simd::madd(b[v], a_rk, acc[r][v]);
     }
   }
   if (cols == kPanelWidth) {
@@ -103,6 +103,14 @@ void pack_transposed(const float* w, std::size_t n, std::size_t k, std::size_t l
 void gemm_packed(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* packed,
                  std::size_t packed_k, const float* bias, float* c, std::size_t ldc) {
   gemm_panels<false>(m, n, k, a, lda, packed, packed_k, bias, c, ldc);
+}
+
+bool gemm_uses_relaxed_simd() {
+#ifdef WA_RELAXED_SIMD
+  return true;
+#else
+  return false;
+#endif
 }
 
 void gemm_packed_accumulate(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,

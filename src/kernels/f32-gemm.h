@@ -10,7 +10,9 @@
 // Why this tile: V8 gives WebAssembly 15 vector registers. A 2-row × 16-column tile keeps
 // 8 accumulators + 4 panel vectors + 2 splats in registers (a probe on V8 measured 95–101 %
 // of the SIMD128 ceiling; taller or wider tiles spill). One call sweeps every row sliver of a
-// panel so the panel stays in L1 while A streams.
+// panel so the panel stays in L1 while A streams. The relaxed builds' fused multiply-add has a longer
+// chain per step, yet 2×16 measured fastest there too: its 8 accumulators hide the FMA latency, 3×16
+// spills (0.65× the mul+add build), 4×8 and 1×16 trail (1.15×, 0.68×, against 1.23× for 2×16).
 #pragma once
 
 #include <cstddef>
@@ -46,6 +48,10 @@ inline void pack_rows(const float* b, std::size_t k, std::size_t n, std::size_t 
 // would run in baseline code for that whole call; a kernel called per block is tiered up mid-call.
 void gemm_packed(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
                  const float* packed, std::size_t packed_k, const float* bias, float* c, std::size_t ldc);
+
+// Whether these kernels were compiled with relaxed SIMD's multiply-add (the relaxed builds):
+// answered here, where WA_RELAXED_SIMD is defined, for info.relaxedSimd.
+bool gemm_uses_relaxed_simd();
 
 // C += A·B (the running output of the fused attention, key tile by key tile).
 void gemm_packed_accumulate(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,

@@ -7,6 +7,7 @@
 //               WebAssembly SIMD. Every operation gives the lanes xsimd's SSE path gives, rounding
 //               for rounding, so both builds compute the same numbers:
 //                 fma(x, y, z)  x·y then + z, two roundings (SSE has no fused multiply-add)
+//                 madd(a, b, c) c + a·b, two roundings, as fma
 //                 max(a, b)     a > b ? a : b per lane (maxps: b when either is NaN)
 //                 hadd(v)       (v0 + v1) + (v2 + v3) (SSE3's haddps twice)
 //                 a < b         a mask whose true lanes have every bit set (.data, as cmpltps)
@@ -36,6 +37,21 @@ using xsimd::hadd;
 using xsimd::max;
 using xsimd::zip_hi;
 using xsimd::zip_lo;
+
+// c + a·b: the GEMM's accumulate step. WA_RELAXED_SIMD (the relaxed builds' kernels, compiled by a
+// clang that knows relaxed SIMD) makes it f32x4.relaxed_madd, which the engine fuses into one FMA
+// (one rounding) where the CPU has one; elsewhere it stays the mul then add of today's SIMD build,
+// bit for bit. An engine always picks one of the two, so results stay bit-identical across threads.
+#if defined(WA_RELAXED_SIMD)
+#if !__has_builtin(__builtin_wasm_relaxed_madd_f32x4)
+#error "WA_RELAXED_SIMD needs a clang with relaxed SIMD (clang-16 or later, -mrelaxed-simd)"
+#endif
+inline batch<float> madd(const batch<float>& a, const batch<float>& b, const batch<float>& c) {
+  return batch<float>(__builtin_wasm_relaxed_madd_f32x4(a.data, b.data, c.data));
+}
+#else
+inline batch<float> madd(const batch<float>& a, const batch<float>& b, const batch<float>& c) { return c + a * b; }
+#endif
 
 }  // namespace wa::simd
 
@@ -137,6 +153,8 @@ template <class T>
 batch<T> fma(const batch<T>& x, const batch<T>& y, const batch<T>& z) {
   return x * y + z;  // two operator calls, two roundings: never contracted into a fused multiply-add
 }
+
+inline batch<float> madd(const batch<float>& a, const batch<float>& b, const batch<float>& c) { return c + a * b; }
 
 template <class T>
 batch<T> max(const batch<T>& a, const batch<T>& b) {

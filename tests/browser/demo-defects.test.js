@@ -3,8 +3,7 @@
 // readouts, phones/keyboards/contrast/landmarks, and the exports.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter } = require('./harness');
-const { createAttention } = require('wasm-attention');
+const { ROOT, startServer, launchBrowser, watchProblems, expectClose, cellCenter, replayInPage } = require('./harness');
 
 const PHONE_SCREENSHOT = path.join(ROOT, 'test-results', 'demo-phone.png');
 const LONG = 'attentionisallyouneedandthequickbrownfoxjumpsoverthelazydogwhilewewatchitallhappenagainandagainuntiltheendofthesentencewhichisnow';
@@ -13,7 +12,6 @@ let server;
 let browser;
 let page;
 let problems;
-let attn;
 
 /** Sets controls without events, recomputes, and waits for the page (default: the shared one) to settle. */
 async function setAndCompute(values, on = page) {
@@ -36,13 +34,7 @@ async function openPage(p, url) {
   await p.waitForSelector('body[data-state=ready]', { timeout: 30000 });
 }
 
-async function replayInNode() {
-  const args = revive(await page.evaluate(() => window.__demo.serializeArgs()));
-  return { args, self: attn.selfAttention(args.self), heads: attn.multiHeadAttention(args.mhaHeads), average: attn.multiHeadAttention(args.mhaAverage) };
-}
-
 beforeAll(async () => {
-  attn = await createAttention({ threads: 1 });
   server = await startServer();
   browser = await launchBrowser();
   page = browser.page;
@@ -190,7 +182,7 @@ test('4. one colour scale per view: a weight has one colour in its heatmap, the 
 test('4. the Q/K/V strips read out the value under the pointer and under the keyboard cursor', async () => {
   await page.selectOption('[data-testid=source]', 'self');
   await page.selectOption('[data-testid=query]', '1');
-  const api = await replayInNode();
+  const api = await replayInPage(page);
   const it = api.self.intermediates;
   const d = 512;
   const k = page.locator('[data-testid=step-k]');
@@ -336,7 +328,7 @@ test('6. the PNG has no selection outline and one colour scale; the JSON has the
 
   const [json] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-json]')]);
   const doc = JSON.parse(fs.readFileSync(await json.path(), 'utf8'));
-  const api = await replayInNode();
+  const api = await replayInPage(page);
   const n = 4;
   const it = doc.selfAttention.intermediates;
   for (const name of ['q', 'k', 'v']) expectClose(it[name].flat(), api.self.intermediates[name], `JSON self ${name}`);

@@ -2,7 +2,7 @@
 // Every number the page shows must be what the package API returns for the same inputs.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter, packageFolderPage } = require('./harness');
+const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter, packageFolderPage, replayInPage } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
 const SCREENSHOT = path.join(ROOT, 'test-results', 'demo.png');
@@ -39,20 +39,10 @@ async function rendered() {
   });
 }
 
-/** The page's own arguments (exact bytes), replayed through the package API in Node. */
-async function replayInNode() {
-  const args = revive(await page.evaluate(() => window.__demo.serializeArgs()));
-  return {
-    args,
-    self: attn.selfAttention(args.self),
-    heads: attn.multiHeadAttention(args.mhaHeads),
-    average: attn.multiHeadAttention(args.mhaAverage),
-  };
-}
 
 async function expectPageMatchesApi(label) {
   const shown = await rendered();
-  const api = await replayInNode();
+  const api = await replayInPage(page);
   const n = shown.tokens.length;
   const H = shown.settings.numHeads;
   expect(api.args.self.seqLen).toBe(n);
@@ -107,6 +97,8 @@ test('the server redirects to the page, isolates it, and the page shows the engi
   expect(engine.version).toContain(pkg.version);
   expect(engine.simd).toBe(engine.info.simd ? 'on' : 'off');
   expect(engine.info.simd).toBe(attn.info.simd);
+  // Chromium has relaxed SIMD, so the page's engine is the relaxed build (the replays run it too).
+  expect(engine.info.relaxedSimd).toBe(true);
   expect(Number(engine.threads)).toBe(engine.info.threads);
   // Cross-origin isolated, so threads 'auto' loads the pthreads build (in the engine's worker):
   // as many threads as the browser reports cores, up to the engine's cap of 8.
@@ -150,7 +142,7 @@ test('rendered weights equal what the package API returns for the same inputs', 
 });
 
 test('the four steps show the engine’s intermediates for the picked query', async () => {
-  const api = await replayInNode();
+  const api = await replayInPage(page);
   const it = api.self.intermediates;
   expect(it).toBeDefined(); // the returnIntermediates option of the package API
   const table = await page.evaluate(() => {
@@ -207,7 +199,7 @@ test('clicking a query token shows its row as bars and follows it in the four st
   await page.waitForFunction(() => document.querySelector('[data-testid=source]').value === 'head:4');
   const headBars = (await rendered()).bars;
   expectClose(headBars, shown.heads[4].slice(4, 8), 'row bars of query 愛 in head 5');
-  const api = await replayInNode();
+  const api = await replayInPage(page);
   const it = api.heads.intermediates;
   expect(it).toBeDefined();
   const scores = await page.evaluate(() =>
@@ -394,16 +386,15 @@ test('?threads=1 runs the single-threaded build, with the same weights', async (
       threads: document.querySelector('[data-testid=engine-threads]').textContent,
       info: window.__demo.info,
       isolated: window.crossOriginIsolated,
-      args: window.__demo.serializeArgs(),
       self: Array.from(window.__demo.last.results.self.weights),
       heads: Array.from(window.__demo.last.results.mhaHeads.weights),
     }));
     expect(r.isolated).toBe(true);
     expect(r.threads).toBe('1');
     expect(r.info.threads).toBe(1);
-    const args = revive(r.args);
-    expectClose(r.self, attn.selfAttention(args.self).weights, '?threads=1: self-attention weights');
-    expectClose(r.heads, attn.multiHeadAttention(args.mhaHeads).weights, '?threads=1: head weights');
+    const api = await replayInPage(other);
+    expectClose(r.self, api.self.weights, '?threads=1: self-attention weights');
+    expectClose(r.heads, api.heads.weights, '?threads=1: head weights');
   } finally {
     await other.close();
   }

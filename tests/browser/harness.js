@@ -281,7 +281,24 @@ function canvasPixels(page, selector, cells = []) {
   }), [selector, cells]);
 }
 
+/**
+ * The demo page's own arguments (exact bytes) replayed through the package API in that page, so the
+ * replay runs the build the page's engine runs (in Chromium the relaxed-SIMD build, which rounds
+ * differently from the SIMD build a Node 20 test process has): { args, self, heads, average, info }.
+ */
+async function replayInPage(page) {
+  return revive(await page.evaluate(async () => {
+    const [{ createAttention }, { serialize }] = await Promise.all([import('/dist/index.mjs'), import('/web/serialize.js')]);
+    const attn = await createAttention({ threads: 1 });
+    const { args } = window.__demo.last;
+    const out = { args, self: attn.selfAttention(args.self), heads: attn.multiHeadAttention(args.mhaHeads),
+      average: attn.multiHeadAttention(args.mhaAverage), info: attn.info };
+    attn.dispose();
+    return serialize(out);
+  }));
+}
+
 module.exports = {
-  ROOT, expectClose, cellCenter, startServer, launchBrowser, watchProblems, blankPageSession, runInPage, revive, firstMismatch,
+  ROOT, expectClose, cellCenter, startServer, launchBrowser, watchProblems, blankPageSession, runInPage, revive, firstMismatch, replayInPage,
   packageFolderPage, modelTabSession, openModelTab, runPoem, canvasPixels,
 };

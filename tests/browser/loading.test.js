@@ -1,5 +1,6 @@
 // createAttention in Chromium, on a cross-origin-isolated page served by the demo server: threads,
-// wasmBinary for a threaded build, and starts that fail with a clear Error instead of hanging.
+// the relaxed-SIMD builds (Chromium has relaxed SIMD, so they are its default), wasmBinary for a
+// threaded build, and starts that fail with a clear Error instead of hanging.
 const { blankPageSession, runInPage } = require('./harness');
 
 let session;
@@ -45,18 +46,33 @@ test('threads: 2 and simd: false start on an isolated page, with the right numbe
   expect(problems).toEqual([]);
 });
 
-test('a threaded build takes its bytes from wasmBinary (a map of file name → bytes)', async () => {
-  const got = await inPage(async (createAttention) => {
-    const bytes = new Uint8Array(await (await fetch('/dist/wasm-attention-simd-mt.wasm')).arrayBuffer());
-    const ok = await createAttention({ threads: 2, wasmBinary: { 'wasm-attention-simd-mt.wasm': bytes } });
-    const bad = await createAttention({ threads: 2, wasmBinary: { 'wasm-attention-simd-mt.wasm': bytes.slice(0, 100) } })
-      .then(() => 'started', (e) => `${e.constructor.name}: ${e.message}`);
-    return { threads: ok.info.threads, bad };
-  });
-  expect(got.threads).toBe(2);
-  expect(got.bad).toMatch(/^Error: createAttention: could not instantiate the wasmBinary given for wasm-attention-simd-mt\.wasm/);
+test('relaxedSimd: \'auto\' (the default) runs the relaxed builds here, false the SIMD builds; both with the right numbers', async () => {
+  const got = await inPage(async (createAttention, check) => {
+    const run = eval(check); // eslint-disable-line no-eval
+    const out = [];
+    for (const options of [{}, { relaxedSimd: 'auto', threads: 2 }, { relaxedSimd: true }, { relaxedSimd: false, threads: 2 }]) {
+      out.push(await run(await createAttention(options)));
+    }
+    return out;
+  }, CHECK);
+  const want = (relaxedSimd, threads) => ({ info: expect.objectContaining({ simd: true, relaxedSimd, threads }), firstRow: [1, 0, 0], finite: true });
+  expect(got).toEqual([want(true, 1), want(true, 2), want(true, 1), want(false, 2)]);
   expect(problems).toEqual([]);
 });
+
+test.each([['wasm-attention-simd-mt', false], ['wasm-attention-relaxed-mt', true]])(
+  'a threaded build (%s) takes its bytes from wasmBinary (a map of file name → bytes)', async (build, relaxedSimd) => {
+    const got = await inPage(async (createAttention, [name, relaxed]) => {
+      const bytes = new Uint8Array(await (await fetch(`/dist/${name}.wasm`)).arrayBuffer());
+      const ok = await createAttention({ threads: 2, relaxedSimd: relaxed, wasmBinary: { [`${name}.wasm`]: bytes } });
+      const bad = await createAttention({ threads: 2, relaxedSimd: relaxed, wasmBinary: { [`${name}.wasm`]: bytes.slice(0, 100) } })
+        .then(() => 'started', (e) => `${e.constructor.name}: ${e.message}`);
+      return { info: ok.info, bad };
+    }, [build, relaxedSimd]);
+    expect(got.info).toEqual(expect.objectContaining({ threads: 2, relaxedSimd }));
+    expect(got.bad).toMatch(new RegExp(`^Error: createAttention: could not instantiate the wasmBinary given for ${build}\\.wasm`));
+    expect(problems).toEqual([]);
+  });
 
 test('a worker script that cannot load rejects the start (no hang), and the next start works', async () => {
   const got = await inPage(async (createAttention, check) => {
@@ -65,7 +81,7 @@ test('a worker script that cannot load rejects the start (no hang), and the next
     const again = await eval(check)(await createAttention({ threads: 2 })); // eslint-disable-line no-eval
     return { failed, again };
   }, CHECK);
-  expect(got.failed).toMatch(/^Error: createAttention: a worker thread of wasm-attention-simd-mt could not start/);
+  expect(got.failed).toMatch(/^Error: createAttention: a worker thread of wasm-attention-relaxed-mt could not start/);
   expect(got.again.info.threads).toBe(2);
   expect(problems.filter((p) => !p.includes('/nowhere/'))).toEqual([]);
 });
@@ -73,5 +89,5 @@ test('a worker script that cannot load rejects the start (no hang), and the next
 test('a .wasm that cannot be fetched rejects with the file and the HTTP status', async () => {
   const got = await inPage((createAttention) =>
     createAttention({ locateFile: (name) => `/nowhere/${name}` }).then(() => 'started', (e) => `${e.constructor.name}: ${e.message}`));
-  expect(got).toMatch(/^Error: createAttention: could not instantiate wasm-attention-simd\.wasm: fetching \/nowhere\/wasm-attention-simd\.wasm gave HTTP 404/);
+  expect(got).toMatch(/^Error: createAttention: could not instantiate wasm-attention-relaxed\.wasm: fetching \/nowhere\/wasm-attention-relaxed\.wasm gave HTTP 404/);
 });

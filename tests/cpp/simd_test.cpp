@@ -61,6 +61,13 @@ TEST(Simd, FmaRoundsTheProductFirst) {
   for (float v : r.v) EXPECT_EQ(v, 0.0f);
 }
 
+TEST(Simd, MaddRoundsTheProductFirstOutsideTheRelaxedBuilds) {
+  // madd(a, b, c) = c + a·b, as fma: the native and wasm SIMD and scalar builds never fuse it.
+  const float x = 1.0f + 0x1p-12f;
+  const Lanes r = lanes(wa::simd::madd(Batch(x), Batch(x), Batch(-(1.0f + 0x1p-11f))));
+  for (float v : r.v) EXPECT_EQ(v, 0.0f);
+}
+
 TEST(Simd, LessThanMaskClearsLanesWithAndnot) {
   const Batch x = make4(-1.0f, 2.0f, NAN, -INFINITY), e = make4(5.0f, 6.0f, 7.0f, 8.0f);
   const Batch mask((x < Batch(0.0f)).data);

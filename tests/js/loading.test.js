@@ -10,21 +10,13 @@ const { createAttention } = require('wasm-attention');
 const ref = require('./reference');
 const { mhaArgs, mhaDims, checkResult } = require('./cases');
 
-const ROOT = path.join(__dirname, '..', '..');
-const DIST = path.join(ROOT, 'dist');
+const { runNode, DIST } = require('./node-child');
+
 const BUILDS = ['wasm-attention-simd', 'wasm-attention-simd-mt', 'wasm-attention-scalar', 'wasm-attention-scalar-mt'];
 const MHA = mhaArgs({ seed: 77, batch: 2, tgtLen: 5, srcLen: 7, embedDim: 16, numHeads: 4, bias: true, outBias: true, attnMask: 'float2d', isCausal: true });
 
 function count(text, op) {
   return (text.match(new RegExp(`\\b${op.replace('.', '\\.')}\\b`, 'g')) || []).length;
-}
-
-/** Runs `code` (CommonJS, with createAttention in scope) in a fresh Node; returns { status, stdout, stderr, ms }. */
-function runNode(code, { flags = [], timeout = 60000 } = {}) {
-  const script = `const { createAttention } = require(${JSON.stringify(path.join(DIST, 'index.cjs'))});\n${code}`;
-  const started = Date.now();
-  const r = spawnSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8', timeout });
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started };
 }
 
 describe('the builds', () => {
@@ -56,7 +48,8 @@ describe('choosing a build', () => {
     [{ simd: true }, true, 1],
   ])('createAttention(%j) runs simd: %s, threads: %s, with the reference numbers', async (options, simd, threads) => {
     const attn = await createAttention(options);
-    expect(attn.info).toEqual({ version: require('../../package.json').version, simd, threads });
+    // This Node (20) has no relaxed SIMD without its flag: relaxed.test.js covers the relaxed builds.
+    expect(attn.info).toEqual({ version: require('../../package.json').version, simd, relaxedSimd: false, threads });
     checkResult(attn.multiHeadAttention(MHA), ref.multiHeadAttention(MHA), mhaDims(MHA), JSON.stringify(options));
     attn.dispose?.();
   });

@@ -84,10 +84,10 @@ afterAll(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('the tarball holds the entries, types, the four builds and their workers, and no sources or tests', () => {
+test('the tarball holds the entries, types, the six builds and their workers, and no sources or tests', () => {
   const want = ['package.json', 'LICENSE', 'README.md', 'docs/API.md', 'dist/index.cjs', 'dist/index.mjs', 'dist/node.mjs',
     'dist/index.d.ts', 'dist/index.d.mts', 'dist/index.d.cts'];
-  for (const build of ['wasm-attention-simd', 'wasm-attention-scalar']) {
+  for (const build of ['wasm-attention-simd', 'wasm-attention-relaxed', 'wasm-attention-scalar']) {
     want.push(`dist/${build}.wasm`, `dist/${build}.mjs`, `dist/node/${build}.js`, `dist/${build}-mt.wasm`, `dist/${build}-mt.mjs`,
       `dist/${build}-mt.worker.mjs`, `dist/node/${build}-mt.js`, `dist/node/${build}-mt.worker.js`);
   }

@@ -1,13 +1,13 @@
 'use strict';
 // Prepared layers (weights loaded once): forward gives the one-shot functions' results, the layer
 // keeps its own copy of the weights, and dispose frees its memory.
-const { createAttention } = require('wasm-attention');
+const { createEngine } = require('./engines');
 const ref = require('./reference');
 const { SIZES, saArgs, mhaArgs, caseName, saDims, mhaDims, checkResult } = require('./cases');
 
 let attn;
 beforeAll(async () => {
-  attn = await createAttention({ threads: 1 });
+  attn = await createEngine(1);
 });
 
 const heap = () => attn.memoryStats().heapInUse;

@@ -2,17 +2,11 @@
 // The ways a forward splits its work over threads (every head at once for few tokens, one head at a
 // time for long sequences, heads stacked per K/V head in grouped-query steps, averaged weights per
 // head) give bit-identical results on 1, 2 and 3 threads, and agree with the float64 reference.
-const { createAttention } = require('wasm-attention');
+const { useEngines } = require('./engines');
 const { multiHeadAttention, mulberry32, randomArray, expectClose } = require('./reference');
 
 const THREADS = [1, 2, 3];
-const engines = {};
-beforeAll(async () => {
-  for (const t of THREADS) engines[t] = await createAttention({ threads: t });
-});
-afterAll(() => {
-  for (const attn of Object.values(engines)) attn.dispose();
-});
+const engines = useEngines(THREADS);
 
 /** Same bits (any NaN equals any NaN); names the first index that differs. */
 function expectSameBits(a, b, label) {
