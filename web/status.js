@@ -12,12 +12,15 @@ export function showErrors(box, messages) {
   box.replaceChildren(...unique.map((m) => el('p', { text: m })));
 }
 
+// Which build multiplies: relaxed SIMD's fused multiply-add, SIMD's multiply then add, or no SIMD.
+const simdKind = (info) => (!info.simd ? 'off' : info.relaxedSimd ? 'on (relaxed: fused multiply-add)' : 'on');
+
 export function showEngine(box, info, note, timing) {
   box.replaceChildren(
     'Engine: ',
     el('b', { 'data-testid': 'engine-version', text: `wasm-attention ${info.version}` }),
     ' · SIMD ',
-    el('b', { 'data-testid': 'engine-simd', text: info.simd ? 'on' : 'off' }),
+    el('b', { 'data-testid': 'engine-simd', text: simdKind(info) }),
     ' · threads ',
     el('b', { 'data-testid': 'engine-threads', text: String(info.threads) }),
     ` · cross-origin isolated: ${window.crossOriginIsolated ? 'yes' : 'no'}`,

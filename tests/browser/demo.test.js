@@ -95,7 +95,7 @@ test('the server redirects to the page, isolates it, and the page shows the engi
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   expect(engine.info.version).toBe(attn.info.version);
   expect(engine.version).toContain(pkg.version);
-  expect(engine.simd).toBe(engine.info.simd ? 'on' : 'off');
+  expect(engine.simd).toBe(engine.info.simd ? (engine.info.relaxedSimd ? 'on (relaxed: fused multiply-add)' : 'on') : 'off');
   expect(engine.info.simd).toBe(attn.info.simd);
   // Chromium has relaxed SIMD, so the page's engine is the relaxed build (the replays run it too).
   expect(engine.info.relaxedSimd).toBe(true);
