@@ -188,6 +188,7 @@ const inst1 = eng.error ? { error: eng.error } : await createInstance(eng.create
 const inst2 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 2);
 // The scalar build, what engines without WebAssembly SIMD get: its cost against the SIMD build.
 const instScalar = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 1, { simd: false });
+const instScalar2 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 2, { simd: false });
 const instRelaxed = {};
 for (const t of [1, 2]) instRelaxed[t] = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, t, { relaxedSimd: true });
 results.engine = { path: enginePath, info: inst1.info ?? null, info2: inst2.info ?? null, error1: inst1.error ?? null, error2: inst2.error ?? null,
@@ -220,6 +221,7 @@ const IMPLS = [
   { key: 'wa-relaxed-2', name: 'wasm-attention prepared, relaxed SIMD', threads: 2, ours: true, relaxed: true },
   { key: 'wa-prepared-1-w', name: 'wasm-attention prepared, needWeights', threads: 1, ours: true, extra: true },
   { key: 'wa-scalar-1', name: 'wasm-attention prepared, scalar build', threads: 1, ours: true, extra: true },
+  { key: 'wa-scalar-2', name: 'wasm-attention prepared, scalar build', threads: 2, ours: true, extra: true },
   { key: 'naive', name: 'naive JavaScript', threads: 1 },
   { key: 'tfjs-1', name: 'tfjs-backend-wasm', threads: 1 },
   { key: 'tfjs-2', name: 'tfjs-backend-wasm', threads: 2 },
@@ -252,6 +254,7 @@ for (const s of SHAPES) {
   addEngine('wa-relaxed-2', instRelaxed[2], prepared);
   if (key === WEIGHTS_SHAPE) addEngine('wa-prepared-1-w', inst1, prepared, true);
   addEngine('wa-scalar-1', instScalar, prepared);
+  addEngine('wa-scalar-2', instScalar2, prepared);
   if (SKIP.has('naive')) rowErr.naive = 'skipped (--skip=naive)';
   else if (n > NAIVE_MAX_TOKENS) rowErr.naive = `not timed above ${NAIVE_MAX_TOKENS} tokens`;
   else impls.push({ key: 'naive', run: (x) => naiveMha({ ...p, query: x, embedDim: d, numHeads: h }), warm: 2 });
@@ -413,6 +416,7 @@ for (const s of SHAPES) {
     else if (im.key === ours1Key) speed = 'best 1t';
     else if (im.key === 'wa-prepared-2') speed = ours1 ? `1t÷2t ${fmtRatio(ours1 / v.median)}` : '';
     else if (im.key === 'wa-prepared-1-w' || im.key === 'wa-scalar-1') speed = ok('wa-prepared-1') ? `cost ${fmtRatio(v.median / I['wa-prepared-1'].median)}` : '';
+    else if (im.key === 'wa-scalar-2') speed = ok('wa-prepared-2') ? `cost ${fmtRatio(v.median / I['wa-prepared-2'].median)}` : '';
     else if (im.key === 'ort-2') speed = v.oursTwoThreadsSameProcess ? fmtRatio(v.median / v.oursTwoThreadsSameProcess) : 'n/a';
     else if (im.threads === 2 && !im.ours) speed = ours2 ? fmtRatio(v.median / ours2) : 'n/a';
     else if (!im.ours) speed = ours1 ? fmtRatio(v.median / ours1) : 'n/a';
