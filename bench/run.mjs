@@ -415,8 +415,7 @@ for (const s of SHAPES) {
     if (im.relaxed) speed = ok(`wa-prepared-${im.threads}`) ? `÷ mul+add ${fmtRatio(mulAdd.median / v.median)}` : '';
     else if (im.key === ours1Key) speed = 'best 1t';
     else if (im.key === 'wa-prepared-2') speed = ours1 ? `1t÷2t ${fmtRatio(ours1 / v.median)}` : '';
-    else if (im.key === 'wa-prepared-1-w' || im.key === 'wa-scalar-1') speed = ok('wa-prepared-1') ? `cost ${fmtRatio(v.median / I['wa-prepared-1'].median)}` : '';
-    else if (im.key === 'wa-scalar-2') speed = ok('wa-prepared-2') ? `cost ${fmtRatio(v.median / I['wa-prepared-2'].median)}` : '';
+    else if (im.key === 'wa-prepared-1-w' || im.key.startsWith('wa-scalar-')) speed = ok(`wa-prepared-${im.threads}`) ? `cost ${fmtRatio(v.median / mulAdd.median)}` : '';
     else if (im.key === 'ort-2') speed = v.oursTwoThreadsSameProcess ? fmtRatio(v.median / v.oursTwoThreadsSameProcess) : 'n/a';
     else if (im.threads === 2 && !im.ours) speed = ours2 ? fmtRatio(v.median / ours2) : 'n/a';
     else if (!im.ours) speed = ours1 ? fmtRatio(v.median / ours1) : 'n/a';

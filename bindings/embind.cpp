@@ -102,8 +102,9 @@ wa::Status init_layer(Wire w, wa::Layer& layer) { return layer.init(layer_config
 
 // A one-shot call's weights stay in the heap for the whole call: a few rows read them in place.
 wa::Status init_one_shot_layer(Wire w, wa::Layer& layer) {
-  if (wa::Layer::borrow_pays(layer_config(w), forward_shape(w))) return layer.init_borrowed(layer_config(w), layer_weights(w));
-  return init_layer(w, layer);
+  const wa::LayerConfig config = layer_config(w);
+  if (wa::Layer::borrow_pays(config, forward_shape(w))) return layer.init_borrowed(config, layer_weights(w));
+  return layer.init(config, layer_weights(w));
 }
 
 wa::Mask mask(Wire w, Slot kind, Slot data, bool per_head) {
@@ -143,8 +144,9 @@ int forward(Wire w, const wa::Layer& layer) {
   return static_cast<int>(layer.forward(a));
 }
 
-// One-shot call: pack the weights (or, for a few rows, read them in place), run, free. Both public functions share it; the JavaScript
-// wrapper maps selfAttention onto one head without an output projection.
+// One-shot call: pack the weights (or, for a few rows, read them in place), run, free. Both public
+// functions share it; the JavaScript wrapper maps selfAttention onto one head without an output
+// projection.
 int oneShot(std::uintptr_t wire) {
   Wire w = reinterpret_cast<Wire>(wire);
   wa::Layer layer;
