@@ -8,7 +8,7 @@ export function outOfMemory(fn, bytes, heapMaxBytes) {
   const mib = (bytes / 1048576).toFixed(1);
   return new RangeError(
     `${fn}: the work is too large for WebAssembly memory: it needs about ${mib} MiB (inputs, masks, ` +
-      `results and scratch) and the heap is limited to ${heapMaxBytes / 1048576} MiB ` +
+      `results and scratch) and the heap is limited to ${Math.round(heapMaxBytes / 1048576)} MiB ` +
       `(use fewer tokens, a smaller batch or needWeights: false)`,
   );
 }
@@ -50,7 +50,8 @@ export class HeapScope {
 
   malloc(bytes) {
     if (bytes > this.heapMaxBytes) throw outOfMemory(this.fn, bytes, this.heapMaxBytes);
-    const ptr = this.module._malloc(Math.max(bytes, 1));
+    // Unsigned: the heap may grow to 4 GiB, and an address past 2 GiB comes back as a negative int32.
+    const ptr = this.module._malloc(Math.max(bytes, 1)) >>> 0;
     if (ptr === 0) throw outOfMemory(this.fn, bytes, this.heapMaxBytes);
     this.pointers.push(ptr);
     return ptr;
