@@ -1,7 +1,13 @@
 // Types of the wasm-attention package API. The contract: docs/API.md; extras are marked "extension".
 
-/** A flat, row-major tensor. number[] and Float64Array are accepted and converted to float32. */
-export type Tensor = Float32Array | Float64Array | number[];
+/**
+ * A flat, row-major tensor. number[] and Float64Array are accepted and converted to float32. Extension:
+ * a tensor object { data, shape } (what readSafetensors returns for each tensor) stands for its data,
+ * which must then be floating point; a shape, when given, must hold exactly data.length elements.
+ */
+export type Tensor = Float32Array | Float64Array | number[] | TensorObject;
+/** Extension: a tensor with its shape, e.g. readSafetensors(…).tensors[name]. */
+export type TensorObject = { data: Float32Array | Float64Array | number[]; shape?: readonly number[] } | SafetensorsTensor;
 /**
  * Uint8Array or boolean[]: masked out where 1 / true (as PyTorch's bool masks).
  * Float32Array or Float64Array: added to the scores (e.g. 0 / -Infinity). A number[] is refused as ambiguous.
@@ -183,7 +189,13 @@ export interface MultiHeadAttentionResult {
   intermediates?: MultiHeadAttentionIntermediates;
 }
 
+/** A result whose weights were asked for (needWeights absent or true), or not (needWeights: false). */
+export type WithWeights<Result> = Result & { weights: Float32Array };
+export type WithoutWeights<Result> = Result & { weights: null };
+
 export interface PreparedLayer<Args, Result> {
+  forward(args: Args & { needWeights: false }): WithoutWeights<Result>;
+  forward(args: Args & { needWeights?: true }): WithWeights<Result>;
   forward(args: Args): Result;
   /** Frees the layer's WebAssembly memory; forward afterwards throws. */
   dispose(): void;
@@ -191,7 +203,15 @@ export interface PreparedLayer<Args, Result> {
   readonly disposed: boolean;
 }
 
-export interface MultiHeadAttentionLayer extends PreparedLayer<MultiHeadAttentionForwardArgs, MultiHeadAttentionResult> {
+/**
+ * What a prepared layer's forward takes: its own arguments, and the layer's creation arguments again if
+ * the caller likes (one object may serve both calls); a repeated one must agree with the layer, else a
+ * RangeError, and the weights in use stay the ones given at creation.
+ */
+export type SelfAttentionLayerForwardArgs = SelfAttentionForwardArgs & Partial<SelfAttentionLayerArgs>;
+export type MultiHeadAttentionLayerForwardArgs = MultiHeadAttentionForwardArgs & Partial<MultiHeadAttentionLayerArgs>;
+
+export interface MultiHeadAttentionLayer extends PreparedLayer<MultiHeadAttentionLayerForwardArgs, MultiHeadAttentionResult> {
   /** A KV cache of this layer (needs kdim = vdim = embedDim). */ createKvCache(args: KvCacheArgs): KvCache;
 }
 
@@ -202,9 +222,13 @@ export interface MemoryStats {
 
 export interface Attention {
   readonly info: EngineInfo;
+  selfAttention(args: SelfAttentionArgs & { needWeights: false }): WithoutWeights<SelfAttentionResult>;
+  selfAttention(args: SelfAttentionArgs & { needWeights?: true }): WithWeights<SelfAttentionResult>;
   selfAttention(args: SelfAttentionArgs): SelfAttentionResult;
+  multiHeadAttention(args: MultiHeadAttentionArgs & { needWeights: false }): WithoutWeights<MultiHeadAttentionResult>;
+  multiHeadAttention(args: MultiHeadAttentionArgs & { needWeights?: true }): WithWeights<MultiHeadAttentionResult>;
   multiHeadAttention(args: MultiHeadAttentionArgs): MultiHeadAttentionResult;
-  createSelfAttention(args: SelfAttentionLayerArgs): PreparedLayer<SelfAttentionForwardArgs, SelfAttentionResult>;
+  createSelfAttention(args: SelfAttentionLayerArgs): PreparedLayer<SelfAttentionLayerForwardArgs, SelfAttentionResult>;
   createMultiHeadAttention(args: MultiHeadAttentionLayerArgs): MultiHeadAttentionLayer;
   /** Extension: heap figures, for leak checks and memory budgets. */
   memoryStats(): MemoryStats;
