@@ -7,7 +7,8 @@ import { Checker, describe } from './checks.mjs';
 import { HeapScope, heapBytes, heapSlot, outOfMemory } from './heap.mjs';
 import {
   MAX_POSITION, MHA_FORWARD_ARGS, MHA_LAYER_ARGS, SELF_FORWARD_ARGS, SELF_LAYER_ARGS,
-  layerSizes, layerTensorLengths, mhaForward, mhaLayer, selfForward, selfLayer,
+  checkRepeatedLayerArgs, layerSizes, layerTensorLengths, mhaForward, mhaLayer, readForwardData, selfForward,
+  selfLayer, stagedWindow,
 } from './layer-args.mjs';
 
 // What a forward returns, by its name in forwardSizes and its slot: always, and when intermediates
@@ -113,7 +114,7 @@ export function makeApi(Module, info) {
     stage[slots.num_kv_heads] = layer.kvHeads;
     stage[slots.out_dim] = layer.outDim;
     stage[slots.alibi] = layer.alibi ? 1 : 0;
-    stage[slots.sliding_window] = layer.window;
+    stage[slots.sliding_window] = stagedWindow(layer.window);
     if (layer.rope) {
       stage[slots.rope_dim] = layer.rope.dim;
       doubleBits[0] = layer.rope.base;
@@ -253,10 +254,10 @@ export function makeApi(Module, info) {
     const forwardName = `${fn}().forward`;
     const sizes = layerSizes(layer);
     const tensorLengths = layerTensorLengths(layer);
-    const alive = () => {
+    const alive = (name) => {
       if (record.handle !== 0) return;
       const why = record.engineDisposed ? ' (its engine was disposed)' : '';
-      throw new Error(`${forwardName}: this layer was disposed${why}; create a new one`);
+      throw new Error(`${name}: this layer was disposed${why}; create a new one`);
     };
     // The cache argument of a forward: the record of a live cache of this layer, or null.
     const cacheOf = (fc) => {
@@ -271,27 +272,21 @@ export function makeApi(Module, info) {
     };
     return {
       createKvCache(cargs) {
-        alive();
-        return createKvCache(`${fn}().createKvCache`, record, layer, cargs);
+        const name = `${fn}().createKvCache`;
+        alive(name);
+        return createKvCache(name, record, layer, cargs);
       },
       forward(fargs) {
-        alive();
+        alive(forwardName);
         const fc = new Checker(forwardName, fargs, known);
-        // The layer's own arguments, if repeated, are checked as at creation and must agree.
-        for (const name in fc.args) {
-          if (fc.args[name] === undefined) continue;
-          if (Object.hasOwn(sizes, name) && fc.size(name) !== sizes[name]) {
-            throw fc.rangeError(name, `${sizes[name]} as when the layer was created`, fc.args[name]);
-          }
-          if (Object.hasOwn(tensorLengths, name) && fc.has(name)) {
-            const [length, formula] = tensorLengths[name];
-            fc.length(name, fc.tensor(name), length, formula);
-          }
-        }
+        checkRepeatedLayerArgs(fc, layer, sizes, tensorLengths);
+        // Every element is read (a getter in a number[] runs now) before the cache's length is
+        // taken: no user code runs between that snapshot and the call.
+        readForwardData(fc);
         const cacheRecord = cacheOf(fc);
         const cache = cacheRecord && { ...cacheRecord, length: M.kvCacheLength(cacheRecord.handle) };
         const f = parseForward(fc, layer, cache);
-        alive(); // a getter in the arguments may have disposed the layer, its engine or the cache
+        alive(forwardName); // a getter in the arguments may have disposed the layer, its engine or the cache
         if (cacheRecord) cacheAlive(cacheRecord, forwardName);
         return run('layerForward', forwardName, layer, f, record.handle);
       },
@@ -323,6 +318,8 @@ export function makeApi(Module, info) {
       throw c.rangeError('layer', `one with kdim = vdim = embedDim = ${layer.qIn} for a KV cache (K and V come from the query)`, `kdim = ${layer.kIn}, vdim = ${layer.vIn}`);
     }
     if (maxLength > MAX_POSITION) throw c.rangeError('maxLength', `at most 2^31 = ${MAX_POSITION}`, maxLength);
+    // Staged as a 32-bit integer: a larger batch would wrap (and could never fit in memory anyway).
+    if (batch > MAX_POSITION) throw c.rangeError('batch', `at most 2^31 = ${MAX_POSITION}`, batch);
     if (layerRecord.handle === 0 || M === null) throw new Error(`${fn}: the layer was disposed`);
     stageConfig(stage, layer);
     stage[slots.batch] = batch;
@@ -398,7 +395,8 @@ export function makeApi(Module, info) {
       prepared('createMultiHeadAttention', MHA_LAYER_ARGS, MHA_FORWARD_ARGS, mhaLayer, mhaForward, args),
     memoryStats: () => {
       const m = engine('memoryStats');
-      return { heapInUse: m.heapInUse(), memoryBytes: m.HEAPU8.buffer.byteLength };
+      // mallinfo counts in a signed 32-bit field: past 2 GiB (the heap may grow to 4) it reads negative.
+      return { heapInUse: m.heapInUse() >>> 0, memoryBytes: m.HEAPU8.buffer.byteLength };
     },
     dispose,
     get disposed() {

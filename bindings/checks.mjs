@@ -123,6 +123,15 @@ export class Checker {
     return v;
   }
 
+  // A number the engine takes as a float64 (the RoPE base): any finite number.
+  float64(name, fallback) {
+    const v = this.args[name];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number') throw this.typeError(name, 'a number', v);
+    if (!Number.isFinite(v)) throw this.rangeError(name, 'a finite number', v);
+    return v;
+  }
+
   // A plain array's elements, each read once, each a `kind` ('number' or 'boolean').
   elements(name, array, kind, Out) {
     const n = array.length;
@@ -154,7 +163,33 @@ export class Checker {
     if (typed === 'Float32Array') return freshView(v, Float32Array);
     if (typed === 'Float64Array') return freshView(v, Float64Array);
     if (typed === undefined && isArray(v)) return this.elements(name, v, 'number', Float32Array);
+    if (typed === undefined && typeof v === 'object') return this.tensorObject(name, v);
     throw this.typeError(name, 'a Float32Array, Float64Array or number[]', v);
+  }
+
+  // A tensor object { data, shape } (what readSafetensors returns for each tensor) stands for its
+  // data; its shape, when given, must hold exactly as many elements. Each property is read once.
+  tensorObject(name, v) {
+    const expected = 'a Float32Array, Float64Array or number[] (or a tensor object { data, shape } of one)';
+    const data = v.data;
+    const shape = v.shape;
+    const typed = typedArrayName(data);
+    if (data === undefined || (typed !== 'Float32Array' && typed !== 'Float64Array' && !(typed === undefined && isArray(data)))) {
+      const dtype = typeof v.dtype === 'string' ? ` of dtype ${v.dtype}` : '';
+      const what = data === undefined ? describe(v) : `a tensor object${dtype} whose data is ${describe(data)}`;
+      throw new TypeError(`${this.fn}: ${name} must be ${expected}, got ${what}`);
+    }
+    const tensor = this.readTensor(`${name}.data`, data);
+    if (shape !== undefined) {
+      const dims = isArray(shape) ? Array.from(shape) : null;
+      const count = dims?.every((d) => Number.isSafeInteger(d) && d >= 0) ? dims.reduce((a, b) => a * b, 1) : -1;
+      if (count !== lengthOf.call(tensor)) {
+        const dim = (d) => (typeof d === 'number' ? String(d) : describe(d));
+        const given = dims ? `[${dims.map(dim).join(', ')}] for data of length ${lengthOf.call(tensor)}` : describe(shape);
+        throw this.rangeError(`${name}.shape`, 'a list of non-negative integers whose product is the length of its data', given);
+      }
+    }
+    return tensor;
   }
 
   // formula: a string, or a function that makes it (built only for the error: a call checks a
@@ -172,6 +207,12 @@ export class Checker {
   // scores). A plain number[] is refused: 1 could mean "masked" or "add 1", and guessing is silent.
   // Returns { data, kind } with kind as the engine names it ('boolean' or 'additive'), or null.
   mask(name) {
+    this.masks ??= new Map();
+    if (!this.masks.has(name)) this.masks.set(name, this.readMask(name));
+    return this.masks.get(name);
+  }
+
+  readMask(name) {
     const v = this.args[name];
     if (v === undefined || v === null) return null;
     const typed = typedArrayName(v);

@@ -30,18 +30,17 @@ export function selfLayer(c) {
   };
   const dk = width('wq', wq, 'dK');
   const dv = width('wv', wv, 'dV');
-  c.length('wk', wk, dk * dModel, () => `dK·dModel = ${dk}·${dModel}`);
-  const bq = c.tensor('bq', { required: false });
-  const bk = c.tensor('bk', { required: false });
-  const bv = c.tensor('bv', { required: false });
-  c.length('bq', bq, dk, 'dK');
-  c.length('bk', bk, dk, 'dK');
-  c.length('bv', bv, dv, 'dV');
-  return {
+  const layer = {
     qIn: dModel, kIn: dModel, vIn: dModel, heads: 1, kvHeads: 1, dk, dv, outProjection: false, outDim: dv,
-    rope: null, alibi: false, window: 0,
-    weights: { wq, wk, wv, bq, bk, bv, wo: null, bo: null, packedIn: null },
+    rope: null, alibi: false, window: 0, weights: null,
   };
+  const lengths = layerTensorLengths(layer);
+  const checked = (name, t) => (c.length(name, t, ...lengths[name]), t);
+  const optional = (name) => checked(name, c.tensor(name, { required: false }));
+  layer.weights = {
+    wq, wk: checked('wk', wk), wv, bq: optional('bq'), bk: optional('bk'), bv: optional('bv'), wo: null, bo: null, packedIn: null,
+  };
+  return layer;
 }
 
 export function mhaLayer(c) {
@@ -58,55 +57,61 @@ export function mhaLayer(c) {
     throw c.rangeError('numKvHeads', `a divisor of numHeads = ${numHeads}`, numKvHeads);
   }
   const headDim = c.size('headDim', embedDim / numHeads);
-  const E = embedDim;
-  const qWidth = numHeads * headDim, kvWidth = numKvHeads * headDim;
+  const layer = {
+    qIn: embedDim, kIn: kdim, vIn: vdim, heads: numHeads, kvHeads: numKvHeads, dk: headDim, dv: headDim,
+    outProjection: true, outDim: embedDim, decoder, rope: null, alibi: false, window: 0, weights: null,
+  };
+  const lengths = layerTensorLengths(layer);
+  const checked = (name, t) => (c.length(name, t, ...lengths[name]), t);
+  const optional = (name) => checked(name, c.tensor(name, { required: false }));
   const weights = { wq: null, wk: null, wv: null, bq: null, bk: null, bv: null, wo: null, bo: null, packedIn: null };
   const separate = c.has('qProjWeight') || c.has('kProjWeight') || c.has('vProjWeight');
   if (c.has('inProjWeight') && separate) {
     throw new TypeError(`${c.fn}: give either inProjWeight or qProjWeight + kProjWeight + vProjWeight, not both`);
   }
-  if (separate || kdim !== E || vdim !== E || decoder) {
+  if (separate || kdim !== embedDim || vdim !== embedDim || decoder) {
     if (c.has('inProjWeight')) {
       const why = decoder ? 'numKvHeads or headDim is given' : `kdim or vdim differs from embedDim (kdim = ${kdim}, vdim = ${vdim})`;
       throw c.typeError('qProjWeight', `given (with kProjWeight, vProjWeight) when ${why}, instead of inProjWeight`, undefined);
     }
-    weights.wq = c.tensor('qProjWeight');
+    weights.wq = checked('qProjWeight', c.tensor('qProjWeight'));
     weights.wk = c.tensor('kProjWeight');
     weights.wv = c.tensor('vProjWeight');
-    c.length('qProjWeight', weights.wq, qWidth * E, () => (decoder ? `numHeads·headDim·embedDim = ${numHeads}·${headDim}·${E}` : `embedDim·embedDim = ${E}·${E}`));
-    c.length('kProjWeight', weights.wk, kvWidth * kdim, () => (decoder ? `numKvHeads·headDim·kdim = ${numKvHeads}·${headDim}·${kdim}` : `embedDim·kdim = ${E}·${kdim}`));
-    c.length('vProjWeight', weights.wv, kvWidth * vdim, () => (decoder ? `numKvHeads·headDim·vdim = ${numKvHeads}·${headDim}·${vdim}` : `embedDim·vdim = ${E}·${vdim}`));
+    if (!c.has('numKvHeads')) missingKvHeads(c, layer, weights.wk);
+    checked('kProjWeight', weights.wk);
+    checked('vProjWeight', weights.wv);
   } else {
-    weights.packedIn = c.tensor('inProjWeight');
-    c.length('inProjWeight', weights.packedIn, 3 * E * E, () => `3·embedDim·embedDim = 3·${E}·${E}`);
+    weights.packedIn = checked('inProjWeight', c.tensor('inProjWeight'));
   }
   const separateBias = c.has('qProjBias') || c.has('kProjBias') || c.has('vProjBias');
   if (c.has('inProjBias') && separateBias) {
     throw new TypeError(`${c.fn}: give either inProjBias or qProjBias / kProjBias / vProjBias, not both`);
   }
-  weights.inBias = c.tensor('inProjBias', { required: false });
-  if (decoder) {
-    c.length('inProjBias', weights.inBias, qWidth + 2 * kvWidth, () => `(numHeads + 2·numKvHeads)·headDim = (${numHeads} + 2·${numKvHeads})·${headDim}`);
-  } else {
-    c.length('inProjBias', weights.inBias, 3 * E, () => `3·embedDim = 3·${E}`);
-  }
-  weights.bq = c.tensor('qProjBias', { required: false });
-  weights.bk = c.tensor('kProjBias', { required: false });
-  weights.bv = c.tensor('vProjBias', { required: false });
-  c.length('qProjBias', weights.bq, qWidth, () => `numHeads·headDim = ${numHeads}·${headDim}`);
-  c.length('kProjBias', weights.bk, kvWidth, () => `numKvHeads·headDim = ${numKvHeads}·${headDim}`);
-  c.length('vProjBias', weights.bv, kvWidth, () => `numKvHeads·headDim = ${numKvHeads}·${headDim}`);
-  weights.wo = c.tensor('outProjWeight');
-  c.length('outProjWeight', weights.wo, E * qWidth, () => (decoder ? `embedDim·numHeads·headDim = ${E}·${numHeads}·${headDim}` : `embedDim·embedDim = ${E}·${E}`));
-  weights.bo = c.tensor('outProjBias', { required: false });
-  c.length('outProjBias', weights.bo, E, () => `embedDim = ${E}`);
+  weights.inBias = optional('inProjBias');
+  weights.bq = optional('qProjBias');
+  weights.bk = optional('kProjBias');
+  weights.bv = optional('vProjBias');
+  weights.wo = checked('outProjWeight', c.tensor('outProjWeight'));
+  weights.bo = optional('outProjBias');
   const alibi = parseAlibi(c, numHeads);
   weights.alibiSlopes = alibi === true ? null : alibi;
-  return {
-    qIn: E, kIn: kdim, vIn: vdim, heads: numHeads, kvHeads: numKvHeads, dk: headDim, dv: headDim,
-    outProjection: true, outDim: E, rope: parseRope(c, headDim), alibi: alibi !== null,
-    window: c.has('slidingWindow') ? c.size('slidingWindow') : 0, weights,
-  };
+  layer.weights = weights;
+  layer.rope = parseRope(c, headDim);
+  layer.alibi = alibi !== null;
+  layer.window = c.has('slidingWindow') ? c.size('slidingWindow') : 0;
+  return layer;
+}
+
+// A kProjWeight sized for fewer K/V heads than numHeads, without numKvHeads: the likely mistake is
+// the forgotten numKvHeads (a grouped-query checkpoint), so the error names it.
+function missingKvHeads(c, layer, wk) {
+  const perHead = layer.dk * layer.kIn;
+  const given = len(wk);
+  const heads = given / perHead;
+  if (Number.isInteger(heads) && heads >= 1 && heads < layer.heads && layer.heads % heads === 0) {
+    throw c.rangeError('numKvHeads', `given for a kProjWeight of ${heads} K/V heads (length ${given} = ${heads}·headDim·kdim = ` +
+      `${heads}·${layer.dk}·${layer.kIn}; grouped-query attention): numKvHeads: ${heads}`, 'nothing (undefined), which means numKvHeads = numHeads = ' + layer.heads);
+  }
 }
 
 // rope: true, or { dim = headDim, base = 10000, interleaved = false }; null when absent or false.
@@ -127,7 +132,8 @@ export function parseRope(c, headDim) {
   const rc = Object.assign(Object.create(c), { args: { 'rope.dim': options.dim, 'rope.base': options.base, 'rope.interleaved': options.interleaved } });
   const dim = rc.size('rope.dim', headDim);
   if (dim % 2 !== 0 || dim > headDim) throw c.rangeError('rope.dim', `an even integer ≤ headDim = ${headDim}`, dim);
-  const base = rc.float32('rope.base', 10000);
+  // Angles are computed in double precision, so the base travels as a float64 (1e39 is a base too).
+  const base = rc.float64('rope.base', 10000);
   if (!(base > 0)) throw c.rangeError('rope.base', 'a positive number', base);
   return { dim, base, interleaved: rc.bool('rope.interleaved', false) };
 }
@@ -237,29 +243,33 @@ function offset(c, fallback, tgtLen) {
   return v;
 }
 
-// The layer's arguments a forward may repeat (one object may serve both create and forward): each
-// is checked for its type and length as at creation, sizes must equal the layer's; the weights in
-// use stay the ones given at creation. name → [length, formula].
+// The length of every weight tensor of a layer, with the formula its error shows: name → [length,
+// formula]. Creation checks the tensors given against it, and so does a forward that repeats a
+// layer's argument (one object may serve both create and forward; the weights in use stay the ones
+// given at creation).
 export function layerTensorLengths(layer) {
   const { qIn, kIn, vIn, dk, dv } = layer;
   if (!layer.outProjection) {
     return {
-      wq: [dk * qIn, `dK·dModel = ${dk}·${qIn}`], wk: [dk * qIn, `dK·dModel = ${dk}·${qIn}`],
-      wv: [dv * qIn, `dV·dModel = ${dv}·${qIn}`], bq: [dk, 'dK'], bk: [dk, 'dK'], bv: [dv, 'dV'],
+      wq: [dk * qIn, () => `dK·dModel = ${dk}·${qIn}`], wk: [dk * qIn, () => `dK·dModel = ${dk}·${qIn}`],
+      wv: [dv * qIn, () => `dV·dModel = ${dv}·${qIn}`], bq: [dk, 'dK'], bk: [dk, 'dK'], bv: [dv, 'dV'],
     };
   }
+  const { heads: numHeads, kvHeads: numKvHeads, decoder } = layer;
   const E = qIn;
-  const qWidth = layer.heads * dk, kvWidth = layer.kvHeads * dk;
+  const qWidth = numHeads * dk, kvWidth = numKvHeads * dk;
   return {
-    inProjWeight: [3 * E * E, `3·embedDim·embedDim = 3·${E}·${E}`],
-    qProjWeight: [qWidth * E, `numHeads·headDim·embedDim = ${qWidth}·${E}`],
-    kProjWeight: [kvWidth * kIn, `numKvHeads·headDim·kdim = ${kvWidth}·${kIn}`],
-    vProjWeight: [kvWidth * vIn, `numKvHeads·headDim·vdim = ${kvWidth}·${vIn}`],
-    inProjBias: [qWidth + 2 * kvWidth, `(numHeads + 2·numKvHeads)·headDim = ${qWidth + 2 * kvWidth}`],
-    qProjBias: [qWidth, 'numHeads·headDim'],
-    kProjBias: [kvWidth, 'numKvHeads·headDim'],
-    vProjBias: [kvWidth, 'numKvHeads·headDim'],
-    outProjWeight: [E * qWidth, `embedDim·numHeads·headDim = ${E}·${qWidth}`],
+    inProjWeight: [3 * E * E, () => `3·embedDim·embedDim = 3·${E}·${E}`],
+    qProjWeight: [qWidth * E, () => (decoder ? `numHeads·headDim·embedDim = ${numHeads}·${dk}·${E}` : `embedDim·embedDim = ${E}·${E}`)],
+    kProjWeight: [kvWidth * kIn, () => (decoder ? `numKvHeads·headDim·kdim = ${numKvHeads}·${dk}·${kIn}` : `embedDim·kdim = ${E}·${kIn}`)],
+    vProjWeight: [kvWidth * vIn, () => (decoder ? `numKvHeads·headDim·vdim = ${numKvHeads}·${dk}·${vIn}` : `embedDim·vdim = ${E}·${vIn}`)],
+    inProjBias: decoder
+      ? [qWidth + 2 * kvWidth, () => `(numHeads + 2·numKvHeads)·headDim = (${numHeads} + 2·${numKvHeads})·${dk}`]
+      : [3 * E, () => `3·embedDim = 3·${E}`],
+    qProjBias: [qWidth, () => `numHeads·headDim = ${numHeads}·${dk}`],
+    kProjBias: [kvWidth, () => `numKvHeads·headDim = ${numKvHeads}·${dk}`],
+    vProjBias: [kvWidth, () => `numKvHeads·headDim = ${numKvHeads}·${dk}`],
+    outProjWeight: [E * qWidth, () => (decoder ? `embedDim·numHeads·headDim = ${E}·${numHeads}·${dk}` : `embedDim·embedDim = ${E}·${E}`)],
     outProjBias: [E, `embedDim = ${E}`],
   };
 }
@@ -271,4 +281,49 @@ export function layerSizes(layer) {
       headDim: layer.dk, ...(layer.window ? { slidingWindow: layer.window } : {}),
     }
     : { dModel: layer.qIn };
+}
+
+// The sliding window travels as a 32-bit integer. Positions stay below 2^31 + 2^31 (an offset and a
+// length), so a window of 2^32 − 1 masks no key, exactly as any larger one: it stands for them all.
+export const stagedWindow = (window) => Math.min(window, 2 ** 32 - 1);
+
+// A forward may repeat the layer's own arguments (one object may serve both create and forward):
+// each is checked as at creation and must agree with the layer, else a RangeError — a setting the
+// layer was made without (a window, RoPE, ALiBi) is never silently ignored.
+export function checkRepeatedLayerArgs(c, layer, sizes, tensorLengths) {
+  for (const name in c.args) {
+    if (c.args[name] === undefined) continue;
+    if (Object.hasOwn(sizes, name) && c.size(name) !== sizes[name]) {
+      throw c.rangeError(name, `${sizes[name]} as when the layer was created`, c.args[name]);
+    }
+    if (Object.hasOwn(tensorLengths, name) && c.has(name)) c.length(name, c.tensor(name), ...tensorLengths[name]);
+  }
+  if (!layer.outProjection) return;
+  const differs = (name, given, made) => {
+    throw c.rangeError(name, `${made} as when the layer was created (a forward cannot change it)`, given);
+  };
+  if (c.args.slidingWindow !== undefined) {
+    const window = c.has('slidingWindow') ? c.size('slidingWindow') : 0;
+    if (window !== layer.window) differs('slidingWindow', window || String(c.args.slidingWindow), layer.window || 'absent (no window)');
+  }
+  if (c.args.rope !== undefined) {
+    const rope = parseRope(c, layer.dk);
+    const text = (r) => (r ? `{ dim: ${r.dim}, base: ${r.base}, interleaved: ${r.interleaved} }` : 'absent (no RoPE)');
+    if (text(rope) !== text(layer.rope)) differs('rope', text(rope), text(layer.rope));
+  }
+  if (c.args.alibi !== undefined) {
+    const alibi = parseAlibi(c, layer.heads);
+    const made = layer.alibi ? layer.weights.alibiSlopes ?? true : null;
+    const same = alibi === made || (alibi !== null && typeof alibi === 'object' && made !== null && typeof made === 'object' &&
+      Float32Array.from(alibi).every((x, h) => Object.is(x, Math.fround(made[h]))));
+    const text = (a) => (a === null ? 'absent (no ALiBi)' : a === true ? 'true (the paper\'s slopes)' : `slopes [${Array.from(a).join(', ')}]`);
+    if (!same) differs('alibi', text(alibi), text(made));
+  }
+}
+
+// Reads every element of a forward's tensors and masks now (the checker keeps what it read), so a
+// getter in a number[] runs before the caller takes any snapshot of engine state.
+export function readForwardData(c) {
+  for (const name of ['query', 'key', 'value', 'x']) if (c.has(name)) c.tensor(name);
+  for (const name of ['attnMask', 'keyPaddingMask']) c.mask(name);
 }

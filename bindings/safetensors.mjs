@@ -76,8 +76,15 @@ function readable(view) {
 }
 
 const quote = (name) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+// A header value as the error shows it. A hostile header may nest thousands of levels deep, past
+// what JSON.stringify's recursion survives: the error then says so instead of overflowing the stack.
 function shown(value) {
-  const text = JSON.stringify(value) ?? String(value);
+  let text;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Array.isArray(value) ? '[…] (an array nested too deep to show)' : '{…} (an object nested too deep to show)';
+  }
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -112,7 +119,35 @@ function readHeader(bytes) {
   if (!isPlainObject(header)) {
     throw malformed(`the header must be a JSON object of tensors, got ${shown(header)}`);
   }
+  const repeated = repeatedTopLevelKey(text);
+  if (repeated !== null) throw malformed(`the header names ${quote(repeated)} more than once`);
   return { header, dataStart: 8 + length };
+}
+
+// JSON.parse keeps the last of two equal keys, so a tensor named twice would lose its first entry
+// unchecked. This walks the header's text (valid JSON by now) and returns the first key of the
+// outermost object that appears twice, or null. Iterative: a deeply nested header costs no stack.
+function repeatedTopLevelKey(text) {
+  const keys = new Set();
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') depth--;
+    else if (ch === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      let next = end + 1;
+      while (next < text.length && ' \t\n\r'.includes(text[next])) next++;
+      if (depth === 1 && text[next] === ':') {
+        const key = JSON.parse(text.slice(i, end + 1));
+        if (keys.has(key)) return key;
+        keys.add(key);
+      }
+      i = end;
+    }
+  }
+  return null;
 }
 
 function readMetadata(value) {

@@ -51,10 +51,20 @@ function floats(name, entry) {
 }
 
 // When the state dict says a shape, a weight must be a matrix and a bias a vector of that many values.
+// Each dimension a non-negative integer number: [-4, -4] or ['4', '4'] multiply to 16 too, and a
+// BigInt cannot be multiplied with a number at all.
 function checkShape(name, shape, length) {
   const rank = /bias$/.test(name) ? 1 : 2;
-  if (!Array.isArray(shape) || shape.length !== rank || shape.reduce((a, b) => a * b, 1) !== length) {
-    throw new RangeError(`${FN}: ${JSON.stringify(name)} must have ${rank === 1 ? 'a shape [n]' : 'a shape [out, in]'} matching its ${length} values, got shape ${JSON.stringify(shape)}`);
+  const expected = `${rank === 1 ? 'a shape [n]' : 'a shape [out, in]'} matching its ${length} values`;
+  const dims = Array.isArray(shape) ? Array.from(shape) : null;
+  if (dims === null || !dims.every((d) => typeof d === 'number')) {
+    const given = dims === null ? describe(shape) : `shape [${dims.map(describe).join(', ')}]`;
+    throw new TypeError(`${FN}: ${JSON.stringify(name)} must have ${expected} (dimensions are numbers), got ${given}`);
+  }
+  const integers = dims.every((d) => Number.isSafeInteger(d) && d >= 0);
+  if (dims.length !== rank || !integers || dims.reduce((a, b) => a * b, 1) !== length) {
+    const why = integers ? '' : ' (each dimension must be a non-negative integer)';
+    throw new RangeError(`${FN}: ${JSON.stringify(name)} must have ${expected}, got shape ${JSON.stringify(dims)}${why}`);
   }
 }
 
