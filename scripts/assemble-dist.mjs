@@ -19,8 +19,9 @@ const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The modules index.cjs takes from create.cjs, bundled from their ES sources.
 const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs'];
-const API_SOURCES = ['api.mjs', 'checks.mjs', 'create.mjs', 'heap.mjs', 'layer-args.mjs', 'pthread-worker.mjs',
-  'safetensors.mjs', 'half-float.mjs', 'state-dict.mjs', 'index.mjs', 'node.mjs', 'index.cjs'];
+const API_SOURCES = ['api.mjs', 'checks.mjs', 'create.mjs', 'forward-call.mjs', 'heap.mjs', 'kv-cache.mjs', 'layer-args.mjs',
+  'prepared-layer.mjs', 'pthread-worker.mjs', 'warm-up.mjs', 'wire.mjs', 'safetensors.mjs', 'half-float.mjs', 'state-dict.mjs',
+  'index.mjs', 'node.mjs', 'index.cjs'];
 
 mkdirSync(join(dist, 'node'), { recursive: true });
 const written = new Set();
