@@ -10,9 +10,10 @@
 // user code runs after the checks, so a re-entrant call (a getter that calls the engine) finds no
 // half-written state.
 
-const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
-const intrinsic = (key) => Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, key).get;
-const tagOf = intrinsic(Symbol.toStringTag); // undefined for anything but a real typed array
+import { describe, intrinsic, typedArrayName, typedLength } from '../lib/values.mjs';
+
+export { describe, typedArrayName, typedLength };
+
 const lengthOf = intrinsic('length'); // 0 once the buffer is detached or shrunk past the view
 const bufferOf = intrinsic('buffer');
 const byteOffsetOf = intrinsic('byteOffset');
@@ -23,41 +24,10 @@ const textOf = (formula) => (typeof formula === 'function' ? formula() : formula
 // dictionaries, and every check reads them.)
 const NOTHING_INHERITED = Object.freeze(Object.create(null));
 
-/** 'Float32Array', 'Uint8Array', … for a real typed array; undefined otherwise (Proxies included). */
-export function typedArrayName(value) {
-  return value !== null && typeof value === 'object' ? tagOf.call(value) : undefined;
-}
-
-/** The real element count of a typed array (what a copy of it copies). */
-export const typedLength = (view) => lengthOf.call(view);
-
 // A fresh view of the same memory, of the class the engine expects, whose length no user code sets.
 function freshView(value, Ctor) {
   const n = lengthOf.call(value);
   return n === 0 ? new Ctor(0) : new Ctor(bufferOf.call(value), byteOffsetOf.call(value), n);
-}
-
-// Never runs user code (no property of the value is read but through intrinsics).
-export function describe(value) {
-  if (value === null) return 'null';
-  const typed = typedArrayName(value);
-  if (typed) return `${/^[AEIOU]/.test(typed) ? 'an' : 'a'} ${typed} of length ${lengthOf.call(value)}`;
-  if (isArray(value)) return 'an Array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value)}`;
-  if (typeof value === 'object') {
-    // `in` may run a Proxy's trap: harmless here, nothing is held while checks run. (Not
-    // instanceof: a typed array of another realm, a vm context or a frame, is no instance here.)
-    let poses = false;
-    try {
-      poses = 'BYTES_PER_ELEMENT' in value;
-    } catch {
-      poses = true;
-    }
-    return poses ? 'an object posing as a typed array (a Proxy, or an object with a typed array prototype)' : 'an object';
-  }
-  if (typeof value === 'function') return 'a function';
-  if (value === undefined) return 'nothing (undefined)';
-  return `${typeof value} ${String(value)}`;
 }
 
 export class Checker {

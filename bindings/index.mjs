@@ -48,5 +48,5 @@ export function createAttention(options) {
 }
 
 export { VERSION as version } from './create.mjs';
-export { readSafetensors } from './safetensors.mjs';
-export { attentionArgsFromStateDict } from './state-dict.mjs';
+export { readSafetensors } from '../lib/readers/safetensors.mjs';
+export { attentionArgsFromStateDict } from '../lib/readers/state-dict.mjs';

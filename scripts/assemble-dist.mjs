@@ -1,4 +1,4 @@
-// Assembles dist/ from the Emscripten output (build/wasm/web, build/wasm/node) and bindings/:
+// Assembles dist/ from the Emscripten output (build/wasm/web, build/wasm/node), bindings/ and lib/:
 // exactly the files the package ships, and nothing left over from an older layout.
 //   wasm-attention-{simd,relaxed,scalar}[-mt].wasm   the six builds (one .wasm serves both glues)
 //   wasm-attention-*.mjs                     their ES module glues (browsers, workers, bundlers)
@@ -9,7 +9,7 @@
 //   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
 import { build, transform } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILDS } from '../bindings/create.mjs';
 
@@ -19,9 +19,12 @@ const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The modules index.cjs takes from create.cjs, bundled from their ES sources.
 const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs'];
+// The package's JavaScript, from bindings/ (what talks to the module) and lib/ (plain JavaScript, no
+// engine). dist/ holds them side by side, so each relative import is rewritten to its file's name.
 const API_SOURCES = ['api.mjs', 'checks.mjs', 'create.mjs', 'forward-call.mjs', 'heap.mjs', 'kv-cache.mjs', 'layer-args.mjs',
-  'prepared-layer.mjs', 'pthread-worker.mjs', 'warm-up.mjs', 'wire.mjs', 'safetensors.mjs', 'half-float.mjs', 'state-dict.mjs',
-  'index.mjs', 'node.mjs', 'index.cjs'];
+  'prepared-layer.mjs', 'pthread-worker.mjs', 'warm-up.mjs', 'wire.mjs', 'index.mjs', 'node.mjs', 'index.cjs']
+  .map((name) => `bindings/${name}`)
+  .concat(['lib/values.mjs', 'lib/readers/safetensors.mjs', 'lib/readers/half-float.mjs', 'lib/readers/state-dict.mjs']);
 
 mkdirSync(join(dist, 'node'), { recursive: true });
 const written = new Set();
@@ -65,8 +68,11 @@ for (const name of BUILDS) {
 }
 
 const withVersion = (text) => text.replaceAll('__VERSION__', version);
-for (const name of API_SOURCES) {
-  writeFileSync(join(dist, name), withVersion(readFileSync(join(root, 'bindings', name), 'utf8')));
+const flatImports = (text) => text.replace(/((?:from|import)\s*\(?\s*')\.\.?\/(?:[^'/]+\/)*([^'/]+)'/g, "$1./$2'");
+const distNames = API_SOURCES.map((source) => basename(source));
+if (new Set(distNames).size !== distNames.length) throw new Error('assemble-dist: two sources share a file name, which dist/ cannot hold');
+for (const source of API_SOURCES) {
+  writeFileSync(join(dist, basename(source)), flatImports(withVersion(readFileSync(join(root, source), 'utf8'))));
 }
 const types = withVersion(readFileSync(join(root, 'bindings', 'index.d.ts'), 'utf8'));
 for (const name of ['index.d.ts', 'index.d.mts', 'index.d.cts']) writeFileSync(join(dist, name), types);

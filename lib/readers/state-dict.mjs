@@ -2,7 +2,7 @@
 // tensors of readSafetensors) as the arguments createMultiHeadAttention / multiHeadAttention take.
 // Plain JavaScript, no engine. Strict on purpose: a name under the prefix that maps to nothing is an
 // error, because a weight silently left out gives a layer that runs and computes something else.
-import { describe, typedArrayName, typedLength } from './checks.mjs';
+import { describe, typedArrayName, typedLength } from '../values.mjs';
 
 const FN = 'attentionArgsFromStateDict';
 

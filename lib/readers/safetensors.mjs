@@ -5,7 +5,7 @@
 // The file may come from anywhere, so nothing in it is trusted: every size and offset is checked
 // against the buffer before anything is read or allocated (nothing larger than the file is ever
 // allocated), and each failure is a RangeError naming the tensor and what is wrong.
-import { describe } from './checks.mjs';
+import { describe } from '../values.mjs';
 import { floatsOfBf16, floatsOfF16 } from './half-float.mjs';
 
 const FN = 'readSafetensors';
