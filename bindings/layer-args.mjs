@@ -1,8 +1,10 @@
 // Turns the public arguments (docs/API.md) into one internal description shared by both functions:
-//   layer   { qIn, kIn, vIn, heads, kvHeads, dk, dv, outProjection, outDim, rope, alibi, window,
-//             weights: { wq, wk, wv, bq, bk, bv, wo, bo, packedIn, inBias, alibiSlopes } }
+//   layer   { qIn, kIn, vIn, numHeads, numKvHeads, headDimQk, headDimV, outProjection, outDim, rope, alibi,
+//             slidingWindow, weights: { wq, wk, wv, bq, bk, bv, wo, bo, packedIn, inBias, alibiSlopes } }
 //   forward { batch, tgtLen, srcLen, query, key, value, attnMask, keyPaddingMask, isCausal, scale,
-//             needWeights, average, returnIntermediates, positionOffset, cache }
+//             needWeights, averageWeights, returnIntermediates, positionOffset, cache }
+// Each name is the camelCase twin of the engine's slot (C++'s LayerConfig / ForwardArgs field): q_in,
+// num_kv_heads, head_dim_qk, sliding_window, average_weights, …
 // selfAttention is one head of width dK (dV for values) without an output projection.
 
 import { typedArrayName, typedLength as len } from './checks.mjs';
@@ -31,8 +33,8 @@ export function selfLayer(c) {
   const dk = width('wq', wq, 'dK');
   const dv = width('wv', wv, 'dV');
   const layer = {
-    qIn: dModel, kIn: dModel, vIn: dModel, heads: 1, kvHeads: 1, dk, dv, outProjection: false, outDim: dv,
-    rope: null, alibi: false, window: 0, weights: null,
+    qIn: dModel, kIn: dModel, vIn: dModel, numHeads: 1, numKvHeads: 1, headDimQk: dk, headDimV: dv, outProjection: false,
+    outDim: dv, rope: null, alibi: false, slidingWindow: 0, weights: null,
   };
   const lengths = layerTensorLengths(layer);
   const checked = (name, t) => (c.length(name, t, ...lengths[name]), t);
@@ -58,8 +60,8 @@ export function mhaLayer(c) {
   }
   const headDim = c.size('headDim', embedDim / numHeads);
   const layer = {
-    qIn: embedDim, kIn: kdim, vIn: vdim, heads: numHeads, kvHeads: numKvHeads, dk: headDim, dv: headDim,
-    outProjection: true, outDim: embedDim, decoder, rope: null, alibi: false, window: 0, weights: null,
+    qIn: embedDim, kIn: kdim, vIn: vdim, numHeads, numKvHeads, headDimQk: headDim, headDimV: headDim,
+    outProjection: true, outDim: embedDim, decoder, rope: null, alibi: false, slidingWindow: 0, weights: null,
   };
   const lengths = layerTensorLengths(layer);
   const checked = (name, t) => (c.length(name, t, ...lengths[name]), t);
@@ -98,19 +100,19 @@ export function mhaLayer(c) {
   layer.weights = weights;
   layer.rope = parseRope(c, headDim);
   layer.alibi = alibi !== null;
-  layer.window = c.has('slidingWindow') ? c.size('slidingWindow') : 0;
+  layer.slidingWindow = c.has('slidingWindow') ? c.size('slidingWindow') : 0;
   return layer;
 }
 
 // A kProjWeight sized for fewer K/V heads than numHeads, without numKvHeads: the likely mistake is
 // the forgotten numKvHeads (a grouped-query checkpoint), so the error names it.
 function missingKvHeads(c, layer, wk) {
-  const perHead = layer.dk * layer.kIn;
+  const perHead = layer.headDimQk * layer.kIn;
   const given = len(wk);
   const heads = given / perHead;
-  if (Number.isInteger(heads) && heads >= 1 && heads < layer.heads && layer.heads % heads === 0) {
+  if (Number.isInteger(heads) && heads >= 1 && heads < layer.numHeads && layer.numHeads % heads === 0) {
     throw c.rangeError('numKvHeads', `given for a kProjWeight of ${heads} K/V heads (length ${given} = ${heads}·headDim·kdim = ` +
-      `${heads}·${layer.dk}·${layer.kIn}; grouped-query attention): numKvHeads: ${heads}`, 'nothing (undefined), which means numKvHeads = numHeads = ' + layer.heads);
+      `${heads}·${layer.headDimQk}·${layer.kIn}; grouped-query attention): numKvHeads: ${heads}`, 'nothing (undefined), which means numKvHeads = numHeads = ' + layer.numHeads);
   }
 }
 
@@ -171,15 +173,15 @@ export function selfForward(c, layer) {
     attnMask: attnMask(c, seqLen, seqLen, 1),
     keyPaddingMask: null,
     isCausal: c.bool('isCausal', false),
-    scale: c.float32('scale', 1 / Math.sqrt(layer.dk)),
+    scale: c.float32('scale', 1 / Math.sqrt(layer.headDimQk)),
     needWeights: c.bool('needWeights', true),
-    average: true,
+    averageWeights: true,
     returnIntermediates: c.bool('returnIntermediates', false),
   };
 }
 
 export function mhaForward(c, layer, cache = null) {
-  const { qIn: E, kIn: kdim, vIn: vdim, heads } = layer;
+  const { qIn: E, kIn: kdim, vIn: vdim, numHeads } = layer;
   if (cache === null && c.has('cache')) {
     throw c.typeError('cache', 'absent in a one-shot call (a KV cache serves prepared layers: createMultiHeadAttention().forward)', c.args.cache);
   }
@@ -220,12 +222,12 @@ export function mhaForward(c, layer, cache = null) {
   const positionOffset = offset(c, cache ? cache.length : 0, tgtLen);
   return {
     batch, tgtLen, srcLen, query, key, value,
-    attnMask: attnMask(c, tgtLen, srcLen, batch * heads),
+    attnMask: attnMask(c, tgtLen, srcLen, batch * numHeads),
     keyPaddingMask,
     isCausal: c.bool('isCausal', false),
-    scale: c.float32('scale', 1 / Math.sqrt(layer.dk)),
+    scale: c.float32('scale', 1 / Math.sqrt(layer.headDimQk)),
     needWeights: c.bool('needWeights', true),
-    average: c.bool('averageAttnWeights', true),
+    averageWeights: c.bool('averageAttnWeights', true),
     returnIntermediates: c.bool('returnIntermediates', false),
     positionOffset,
     cache,
@@ -248,14 +250,14 @@ function offset(c, fallback, tgtLen) {
 // layer's argument (one object may serve both create and forward; the weights in use stay the ones
 // given at creation).
 export function layerTensorLengths(layer) {
-  const { qIn, kIn, vIn, dk, dv } = layer;
+  const { qIn, kIn, vIn, headDimQk: dk, headDimV: dv } = layer;
   if (!layer.outProjection) {
     return {
       wq: [dk * qIn, () => `dK·dModel = ${dk}·${qIn}`], wk: [dk * qIn, () => `dK·dModel = ${dk}·${qIn}`],
       wv: [dv * qIn, () => `dV·dModel = ${dv}·${qIn}`], bq: [dk, 'dK'], bk: [dk, 'dK'], bv: [dv, 'dV'],
     };
   }
-  const { heads: numHeads, kvHeads: numKvHeads, decoder } = layer;
+  const { numHeads, numKvHeads, decoder } = layer;
   const E = qIn;
   const qWidth = numHeads * dk, kvWidth = numKvHeads * dk;
   return {
@@ -277,8 +279,8 @@ export function layerTensorLengths(layer) {
 export function layerSizes(layer) {
   return layer.outProjection
     ? {
-      embedDim: layer.qIn, numHeads: layer.heads, kdim: layer.kIn, vdim: layer.vIn, numKvHeads: layer.kvHeads,
-      headDim: layer.dk, ...(layer.window ? { slidingWindow: layer.window } : {}),
+      embedDim: layer.qIn, numHeads: layer.numHeads, kdim: layer.kIn, vdim: layer.vIn, numKvHeads: layer.numKvHeads,
+      headDim: layer.headDimQk,
     }
     : { dModel: layer.qIn };
 }
@@ -304,15 +306,15 @@ export function checkRepeatedLayerArgs(c, layer, sizes, tensorLengths) {
   };
   if (c.args.slidingWindow !== undefined) {
     const window = c.has('slidingWindow') ? c.size('slidingWindow') : 0;
-    if (window !== layer.window) differs('slidingWindow', window || String(c.args.slidingWindow), layer.window || 'absent (no window)');
+    if (window !== layer.slidingWindow) differs('slidingWindow', window || String(c.args.slidingWindow), layer.slidingWindow || 'absent (no window)');
   }
   if (c.args.rope !== undefined) {
-    const rope = parseRope(c, layer.dk);
+    const rope = parseRope(c, layer.headDimQk);
     const text = (r) => (r ? `{ dim: ${r.dim}, base: ${r.base}, interleaved: ${r.interleaved} }` : 'absent (no RoPE)');
     if (text(rope) !== text(layer.rope)) differs('rope', text(rope), text(layer.rope));
   }
   if (c.args.alibi !== undefined) {
-    const alibi = parseAlibi(c, layer.heads);
+    const alibi = parseAlibi(c, layer.numHeads);
     const made = layer.alibi ? layer.weights.alibiSlopes ?? true : null;
     const same = alibi === made || (alibi !== null && typeof alibi === 'object' && made !== null && typeof made === 'object' &&
       Float32Array.from(alibi).every((x, h) => Object.is(x, Math.fround(made[h]))));

@@ -85,14 +85,14 @@ export class Wire {
     stage[slots.q_in] = layer.qIn;
     stage[slots.k_in] = layer.kIn;
     stage[slots.v_in] = layer.vIn;
-    stage[slots.num_heads] = layer.heads;
-    stage[slots.head_dim_qk] = layer.dk;
-    stage[slots.head_dim_v] = layer.dv;
+    stage[slots.num_heads] = layer.numHeads;
+    stage[slots.head_dim_qk] = layer.headDimQk;
+    stage[slots.head_dim_v] = layer.headDimV;
     stage[slots.out_projection] = layer.outProjection ? 1 : 0;
-    stage[slots.num_kv_heads] = layer.kvHeads;
+    stage[slots.num_kv_heads] = layer.numKvHeads;
     stage[slots.out_dim] = layer.outDim;
     stage[slots.alibi] = layer.alibi ? 1 : 0;
-    stage[slots.sliding_window] = stagedWindow(layer.window);
+    stage[slots.sliding_window] = stagedWindow(layer.slidingWindow);
     if (layer.rope) {
       stage[slots.rope_dim] = layer.rope.dim;
       doubleBits[0] = layer.rope.base;
@@ -119,7 +119,7 @@ export class Wire {
     };
     const E = layer.qIn;
     stageThree(['wq', 'wk', 'wv'], 'inProjWeight', w.packedIn, [0, 4 * E * E, 8 * E * E], [w.wq, w.wk, w.wv]);
-    const qWidth = layer.heads * layer.dk, kvWidth = layer.kvHeads * layer.dk;
+    const qWidth = layer.numHeads * layer.headDimQk, kvWidth = layer.numKvHeads * layer.headDimQk;
     stageThree(['bq', 'bk', 'bv'], 'inProjBias', w.inBias, [0, 4 * qWidth, 4 * (qWidth + kvWidth)], [w.bq, w.bk, w.bv]);
   }
 
@@ -131,7 +131,7 @@ export class Wire {
     stage[slots.is_causal] = f.isCausal ? 1 : 0;
     floatBits[0] = f.scale;
     stage[slots.scale] = uintBits[0];
-    stage[slots.average_weights] = f.average ? 1 : 0;
+    stage[slots.average_weights] = f.averageWeights ? 1 : 0;
     stage[slots.need_weights] = f.needWeights ? 1 : 0;
     stage[slots.intermediates] = f.returnIntermediates ? 1 : 0;
     stage[slots.position_offset] = f.positionOffset;
