@@ -50,3 +50,4 @@ export function createAttention(options) {
 export { VERSION as version } from './create.mjs';
 export { readSafetensors } from './safetensors.mjs';
 export { attentionArgsFromStateDict } from './state-dict.mjs';
+export { isKeyMasked, kvHeadOf } from './attention-rules.mjs';

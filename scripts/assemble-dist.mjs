@@ -6,6 +6,7 @@
 //   node/wasm-attention-*.js (+ .worker.js)  the CommonJS glues for Node and Emscripten's worker
 //   index.mjs, node.mjs, index.cjs           the entries; create.cjs is the API bundled for CommonJS
 //   safetensors.mjs, state-dict.mjs, …       weight loading (pure JavaScript; in create.cjs too)
+//   attention-rules.mjs                      from lib/: the K/V-head and masked-key rules (in create.cjs too)
 //   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
 import { build, transform } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
@@ -18,7 +19,7 @@ const dist = join(root, 'dist');
 const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The modules index.cjs takes from create.cjs, bundled from their ES sources.
-const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs'];
+const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs', 'attention-rules.mjs'];
 const API_SOURCES = ['api.mjs', 'checks.mjs', 'create.mjs', 'heap.mjs', 'layer-args.mjs', 'pthread-worker.mjs',
   'safetensors.mjs', 'half-float.mjs', 'state-dict.mjs', 'index.mjs', 'node.mjs', 'index.cjs'];
 
@@ -67,6 +68,8 @@ const withVersion = (text) => text.replaceAll('__VERSION__', version);
 for (const name of API_SOURCES) {
   writeFileSync(join(dist, name), withVersion(readFileSync(join(root, 'bindings', name), 'utf8')));
 }
+// lib/ holds what the package shares with the demo page, which imports it from there.
+copyFileSync(join(root, 'lib', 'attention-rules.mjs'), join(dist, 'attention-rules.mjs'));
 const types = withVersion(readFileSync(join(root, 'bindings', 'index.d.ts'), 'utf8'));
 for (const name of ['index.d.ts', 'index.d.mts', 'index.d.cts']) writeFileSync(join(dist, name), types);
 
