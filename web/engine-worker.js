@@ -4,7 +4,7 @@
 // waits of its threads happen here, never on the page's thread.
 // It answers the textbook's requests itself and hands the trained poem model's (model-*) to
 // poem-worker.js; the messages are worker-protocol.js's.
-import { MESSAGE, NOT_LOADED, isModelMessage, thrownData, transferList } from './worker-protocol.js';
+import { MESSAGE, UNAVAILABLE, isModelMessage, thrownData, transferList } from './worker-protocol.js';
 import { handleModelMessage } from './poem-worker.js';
 
 const ENGINE_URL = '../dist/index.mjs';
@@ -62,13 +62,13 @@ self.onmessage = async (event) => {
     }
   } else if (msg.type === MESSAGE.run) {
     if (!engine) {
-      self.postMessage({ type: MESSAGE.result, id: msg.id, results: {}, errors: [{ label: 'Engine', error: NOT_LOADED.engine }], engineMs: 0 });
+      self.postMessage({ type: MESSAGE.result, id: msg.id, results: {}, errors: [{ label: 'Engine', error: UNAVAILABLE.engine }], engineMs: 0 });
       return;
     }
     run(msg);
   } else if (isModelMessage(msg.type)) {
     if (!engine) {
-      self.postMessage({ type: MESSAGE.modelFailed, error: NOT_LOADED.engine });
+      self.postMessage({ type: MESSAGE.modelFailed, error: UNAVAILABLE.engine });
       return;
     }
     await handleModelMessage(msg, {

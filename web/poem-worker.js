@@ -2,7 +2,7 @@
 // here): loads the weights, runs a prompt and the generation token by token, answers the
 // four steps of one head. The page's thread only posts requests and draws what comes back.
 // Its messages (model-*) are worker-protocol.js's.
-import { MESSAGE, NOT_LOADED, thrownData, transferList } from './worker-protocol.js';
+import { MESSAGE, UNAVAILABLE, thrownData, transferList } from './worker-protocol.js';
 
 // The runtime (web/model/) is imported when a model is asked for, so the textbook's engine
 // starts even where the runtime cannot load.
@@ -79,7 +79,7 @@ async function run(msg, post) {
 function steps({ id, run: runId, layer, head, query }, post) {
   const reply = { type: MESSAGE.modelSteps, id, run: runId, layer, head, query };
   if (!current || current.id !== runId) {
-    post({ ...reply, error: NOT_LOADED.generation });
+    post({ ...reply, error: UNAVAILABLE.generation });
     return;
   }
   try {
@@ -107,7 +107,7 @@ export async function handleModelMessage(msg, { post, attn, readSafetensors }) {
       return true;
     case MESSAGE.modelGenerate:
       if (!model) {
-        post({ type: MESSAGE.modelDone, id: msg.id, reason: 'error', error: NOT_LOADED.model });
+        post({ type: MESSAGE.modelDone, id: msg.id, reason: 'error', error: UNAVAILABLE.model });
         return true;
       }
       try {

@@ -83,7 +83,7 @@ export function thrownData(e) {
 }
 
 // What a worker says when asked before it is ready, or about a generation it no longer holds.
-export const NOT_LOADED = Object.freeze({
+export const UNAVAILABLE = Object.freeze({
   engine: errorData('Error', 'the engine is not loaded'),
   model: errorData('Error', 'the model is not loaded'),
   generation: errorData('Error', 'that generation is gone (a newer one replaced it)'),

@@ -38,7 +38,7 @@ test('each module exports exactly its documented names', async () => {
     steps: ['formatNumber', 'renderSteps'],
     'export-files': ['buildExport', 'composePNG', 'downloadJSON', 'downloadPNG', 'toRows'],
     engine: ['startEngine'],
-    'worker-protocol': ['MESSAGE', 'NOT_LOADED', 'errorData', 'isModelMessage', 'reviveError', 'thrownData', 'transferList'],
+    'worker-protocol': ['MESSAGE', 'UNAVAILABLE', 'errorData', 'isModelMessage', 'reviveError', 'thrownData', 'transferList'],
   });
 });
 

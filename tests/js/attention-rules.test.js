@@ -2,6 +2,8 @@
 // kvHeadOf and isKeyMasked (lib/attention-rules.mjs): their answers, every package entry exporting
 // them, and the engine agreeing with both on a windowed, causal, grouped-query call.
 const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { createAttention, isKeyMasked, kvHeadOf } = require('wasm-attention');
 
@@ -34,6 +36,30 @@ test('every entry exports the same two rules (browser ESM, Node import, require)
   if (r.status !== 0) throw new Error(`node exited ${r.status}:\n${r.stderr}`);
   expect(JSON.parse(r.stdout)).toEqual([['function', 1, true], ['function', 1, true]]);
   expect([kvHeadOf(5, 8, 2), isKeyMasked({ isCausal: true }, 0, 1)]).toEqual([1, true]);
+});
+
+test('the declarations type both, and refuse misuse', () => {
+  const ts = require('typescript'); // comes with @arethetypeswrong/cli, which the pack test runs
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-attention-rules-'));
+  try {
+    const file = path.join(dir, 'rules.mts');
+    fs.writeFileSync(file, `import { isKeyMasked, kvHeadOf } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.mjs'))};
+      import type { MaskRule } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.mjs'))};
+      const rule: MaskRule = { isCausal: true, slidingWindow: 4, positionOffset: 2 };
+      export const masked: boolean = isKeyMasked(rule, 0, 1) || isKeyMasked({}, 1, 0);
+      export const kv: number = kvHeadOf(3, 8, 2);
+      // @ts-expect-error isCausal is a boolean
+      isKeyMasked({ isCausal: 'yes' }, 0, 1);
+      // @ts-expect-error the head counts are numbers
+      kvHeadOf(3, '8', 2);`);
+    const program = ts.createProgram([file], {
+      strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2020, lib: ['lib.es2020.d.ts', 'lib.dom.d.ts'], types: [],
+    });
+    expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 describe('the engine agrees', () => {
