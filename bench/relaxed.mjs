@@ -1,5 +1,5 @@
-// The relaxed-SIMD side of the bench: Node 20 runs relaxed SIMD only behind a V8 flag, so the bench
-// restarts itself with it; and the issue-11 target, the relaxed build against the mul+add build.
+// Relaxed SIMD under Node 20, which runs it only behind a V8 flag: whether this Node has it, and
+// the bench restarting itself with the flag where it does not.
 import { spawnSync } from 'node:child_process';
 
 export const RELAXED_FLAG = '--experimental-wasm-relaxed-simd';
@@ -14,19 +14,4 @@ export function restartWithRelaxedSimd() {
   if (relaxedSimdHere() || process.execArgv.includes(RELAXED_FLAG)) return;
   const r = spawnSync(process.execPath, [RELAXED_FLAG, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
   process.exit(r.status ?? 1);
-}
-
-export const RELAXED_TARGET = { ratio: 1.15, minTokens: 96 };
-
-/** [target, met (true/false/null), detail]: relaxed 1 thread ÷ mul+add 1 thread, every shape from 96 tokens. */
-export function relaxedTarget(shapes, fmtRatio) {
-  const vals = Object.entries(shapes)
-    .filter(([, r]) => r.n >= RELAXED_TARGET.minTokens)
-    .map(([k, r]) => {
-      const mulAdd = r.impls['wa-prepared-1'], relaxed = r.impls['wa-relaxed-1'];
-      return [k, mulAdd?.median && relaxed?.median ? mulAdd.median / relaxed.median : null];
-    });
-  const met = vals.length && vals.every(([, v]) => v != null) ? vals.every(([, v]) => v >= RELAXED_TARGET.ratio) : null;
-  return [`relaxed SIMD, 1 thread ≥ ${RELAXED_TARGET.ratio}× the mul+add build, ${RELAXED_TARGET.minTokens} tokens and up`, met,
-    vals.map(([k, v]) => `${k} ${fmtRatio(v)}`).join(', ')];
 }

@@ -50,3 +50,4 @@ export function createAttention(options) {
 export { VERSION as version } from './create.mjs';
 export { readSafetensors } from '../lib/readers/safetensors.mjs';
 export { attentionArgsFromStateDict } from '../lib/readers/state-dict.mjs';
+export { isKeyMasked, kvHeadOf } from '../lib/attention-rules.mjs';

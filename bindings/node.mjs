@@ -1,4 +1,4 @@
 // Entry for `import` in Node: the CommonJS entry, so both module systems share one implementation.
 import entry from './index.cjs';
 
-export const { createAttention, version, readSafetensors, attentionArgsFromStateDict } = entry;
+export const { createAttention, version, readSafetensors, attentionArgsFromStateDict, isKeyMasked, kvHeadOf } = entry;

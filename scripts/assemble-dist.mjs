@@ -6,6 +6,7 @@
 //   node/wasm-attention-*.js (+ .worker.js)  the CommonJS glues for Node and Emscripten's worker
 //   index.mjs, node.mjs, index.cjs           the entries; create.cjs is the API bundled for CommonJS
 //   safetensors.mjs, state-dict.mjs, …       weight loading (pure JavaScript; in create.cjs too)
+//   attention-rules.mjs                      from lib/: the K/V-head and masked-key rules (in create.cjs too)
 //   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
 import { build, transform } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
@@ -18,13 +19,14 @@ const dist = join(root, 'dist');
 const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The modules index.cjs takes from create.cjs, bundled from their ES sources.
-const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs'];
+const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs', 'attention-rules.mjs'];
 // The package's JavaScript, from bindings/ (what talks to the module) and lib/ (plain JavaScript, no
 // engine). dist/ holds them side by side, so each relative import is rewritten to its file's name.
 const API_SOURCES = ['api.mjs', 'checks.mjs', 'create.mjs', 'forward-call.mjs', 'heap.mjs', 'kv-cache.mjs', 'layer-args.mjs',
   'prepared-layer.mjs', 'pthread-worker.mjs', 'warm-up.mjs', 'wire.mjs', 'index.mjs', 'node.mjs', 'index.cjs']
   .map((name) => `bindings/${name}`)
-  .concat(['lib/values.mjs', 'lib/readers/safetensors.mjs', 'lib/readers/half-float.mjs', 'lib/readers/state-dict.mjs']);
+  .concat(['lib/values.mjs', 'lib/attention-rules.mjs', 'lib/readers/safetensors.mjs', 'lib/readers/half-float.mjs',
+    'lib/readers/state-dict.mjs']);
 
 mkdirSync(join(dist, 'node'), { recursive: true });
 const written = new Set();

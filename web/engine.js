@@ -1,31 +1,19 @@
 // The page's side of the engine worker (engine-worker.js): starts it, and turns its messages
-// into promises. Nothing here computes; the page's thread only posts inputs and receives
-// results, so it never waits for the engine (or for the engine's own threads).
+// (worker-protocol.js) into promises. Nothing here computes; the page's thread only posts inputs
+// and receives results, so it never waits for the engine (or for the engine's own threads).
 
-// Errors cross the worker boundary as { name, message }; they come back as the same class
-// where it is a standard one, so `e instanceof RangeError` and `${e.name}: ${e.message}` hold.
-const ERROR_CLASSES = {
-  Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError,
-  RuntimeError: globalThis.WebAssembly?.RuntimeError ?? Error,
-};
-
-export function reviveError({ name, message }) {
-  const Class = Object.hasOwn(ERROR_CLASSES, name) ? ERROR_CLASSES[name] : Error;
-  const e = new Class(message);
-  if (e.name !== name) e.name = name;
-  return e;
-}
+import { MESSAGE, isModelMessage, reviveError } from './worker-protocol.js';
 
 /**
  * Starts the engine in a module worker. Resolves, once the engine is loaded, to
  * { info, note, run(groups), model, terminate() }; rejects with the reason the engine could not load.
- * model (the trained poem model, protocol in poem-worker.js):
+ * model (the trained poem model, its messages in worker-protocol.js):
  *   load(url) → Promise<{ ready: true, config, vocab } | { ready: false, missing: true, url, status }>
  *     (rejects when the file is there but cannot be used)
  *   generate(request, onEvent) → id; onEvent({ type: 'model-prompt' | 'model-token' | 'model-done', … })
  *   next(id): the last token is drawn, compute the next; stop(id); steps({ run, layer, head, query }) → Promise<steps>
- * run(groups) → Promise<{ results, errors: [{ label, error: Error }], engineMs }> (see the
- * protocol in engine-worker.js). Replies come in the order of the requests.
+ * run(groups) → Promise<{ results, errors: [{ label, error: Error }], engineMs }> (see
+ * worker-protocol.js). Replies come in the order of the requests.
  */
 export function startEngine({ threads = 'auto', url = new URL('./engine-worker.js', import.meta.url) } = {}) {
   let worker;
@@ -58,35 +46,35 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
         const id = nextId++;
         return new Promise((resolveRun, rejectRun) => {
           pending.set(id, { resolve: resolveRun, reject: rejectRun });
-          worker.postMessage({ type: 'run', id, groups });
+          worker.postMessage({ type: MESSAGE.run, id, groups });
         });
       },
       model: {
         load(url) {
           return new Promise((resolveLoad, rejectLoad) => {
             loading = { resolve: resolveLoad, reject: rejectLoad };
-            worker.postMessage({ type: 'model-load', url: String(url) });
+            worker.postMessage({ type: MESSAGE.modelLoad, url: String(url) });
           });
         },
         generate(request, onEvent) {
           const id = nextId++;
           listeners.clear(); // only the newest generation is followed
           listeners.set(id, onEvent);
-          worker.postMessage({ type: 'model-generate', id, ...request });
+          worker.postMessage({ type: MESSAGE.modelGenerate, id, ...request });
           return id;
         },
         next(id) {
-          worker.postMessage({ type: 'model-next', id });
+          worker.postMessage({ type: MESSAGE.modelNext, id });
         },
         stop(id) {
-          worker.postMessage({ type: 'model-stop', id });
+          worker.postMessage({ type: MESSAGE.modelStop, id });
         },
         steps(request) {
           if (broken) return Promise.reject(broken);
           const id = nextId++;
           return new Promise((resolveRun, rejectRun) => {
             pending.set(id, { resolve: resolveRun, reject: rejectRun });
-            worker.postMessage({ type: 'model-steps', id, ...request });
+            worker.postMessage({ type: MESSAGE.modelSteps, id, ...request });
           });
         },
       },
@@ -96,14 +84,14 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
     });
 
     const onModel = (msg) => {
-      if (msg.type === 'model-ready' || msg.type === 'model-missing' || msg.type === 'model-failed') {
+      if (msg.type === MESSAGE.modelReady || msg.type === MESSAGE.modelMissing || msg.type === MESSAGE.modelFailed) {
         const waiter = loading;
         loading = null;
         if (!waiter) return;
-        if (msg.type === 'model-ready') waiter.resolve({ ready: true, config: msg.config, vocab: msg.vocab });
-        else if (msg.type === 'model-missing') waiter.resolve({ ready: false, missing: true, url: msg.url, status: msg.status });
+        if (msg.type === MESSAGE.modelReady) waiter.resolve({ ready: true, config: msg.config, vocab: msg.vocab });
+        else if (msg.type === MESSAGE.modelMissing) waiter.resolve({ ready: false, missing: true, url: msg.url, status: msg.status });
         else waiter.reject(reviveError(msg.error));
-      } else if (msg.type === 'model-steps') {
+      } else if (msg.type === MESSAGE.modelSteps) {
         const waiter = pending.get(msg.id);
         if (!waiter) return;
         pending.delete(msg.id);
@@ -112,7 +100,7 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
       } else {
         const onEvent = listeners.get(msg.id);
         if (!onEvent) return;
-        if (msg.type === 'model-done') {
+        if (msg.type === MESSAGE.modelDone) {
           listeners.delete(msg.id);
           if (msg.error) msg.error = reviveError(msg.error);
         }
@@ -122,11 +110,11 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
 
     worker.onmessage = (event) => {
       const msg = event.data;
-      if (msg.type === 'ready') {
+      if (msg.type === MESSAGE.ready) {
         resolve(client(msg.info, msg.note));
-      } else if (msg.type === 'failed') {
+      } else if (msg.type === MESSAGE.failed) {
         fail(reviveError(msg.error));
-      } else if (msg.type === 'result') {
+      } else if (msg.type === MESSAGE.result) {
         const waiter = pending.get(msg.id);
         if (!waiter) return;
         pending.delete(msg.id);
@@ -135,7 +123,7 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
           errors: msg.errors.map(({ label, error }) => ({ label, error: reviveError(error) })),
           engineMs: msg.engineMs,
         });
-      } else if (typeof msg.type === 'string' && msg.type.startsWith('model-')) {
+      } else if (isModelMessage(msg.type)) {
         onModel(msg);
       }
     };
@@ -144,6 +132,6 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
       event.preventDefault();
       fail(new Error(`the engine worker stopped: ${event.message || 'its script could not be loaded'}`));
     };
-    worker.postMessage({ type: 'init', threads });
+    worker.postMessage({ type: MESSAGE.init, threads });
   });
 }

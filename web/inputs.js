@@ -1,7 +1,7 @@
 // The engine's inputs for a set of settings: embeddings of the tokens and the projection
 // weights (the last few weight sets are kept, as making them is the slow part).
 import { embed } from './embeddings.js';
-import { multiHeadWeights, selfAttentionWeights } from './weights.js';
+import { multiHeadWeights, selfAttentionWeights } from './projection-weights.js';
 
 export function createInputBuilder({ keep = 4 } = {}) {
   const cache = new Map();

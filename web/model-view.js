@@ -6,6 +6,7 @@ import { drawHeatmap, drawLegend } from './heatmap.js';
 import { viridis } from './colormap.js';
 import { WEIGHT_DOMAIN as MODEL_DOMAIN, labelsOf, matrixOf } from './poem-run.js';
 import { el } from './dom.js';
+import { isKeyMasked, kvHeadOf } from '../lib/attention-rules.mjs';
 
 const THUMB_MAX = 150;
 const LABEL_COLUMN = 30;
@@ -18,7 +19,7 @@ function innerWidth(node) {
   return node.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
 }
 
-const causal = (i, j) => j > i;
+const maskOf = (run) => (i, j) => isKeyMasked(run.mask, i, j);
 
 /**
  * ui: { highlight: row or -1, open: { layer, head } | null, query: row of the large view,
@@ -60,7 +61,7 @@ export function createModelView() {
       const canvas = button.firstElementChild;
       const matrix = matrixOf(run, layer, head);
       const layout = drawHeatmap(canvas, {
-        matrix, rows: run.n, cols: run.n, domain: MODEL_DOMAIN, colormap: viridis, masked: causal,
+        matrix, rows: run.n, cols: run.n, domain: MODEL_DOMAIN, colormap: viridis, masked: maskOf(run),
         maxSize: size, maxCell: size, labels: false, highlightRow: ui.highlight,
       });
       maps.set(canvas, { kind: 'thumb', layer, head, layout, matrix, n: run.n });
@@ -82,11 +83,11 @@ export function createModelView() {
     const width = innerWidth(section);
     const layout = drawHeatmap(canvas, {
       matrix, rows: run.n, cols: run.n, rowLabels: labels, colLabels: labels, domain: MODEL_DOMAIN, colormap: viridis,
-      masked: causal, maxSize: Math.min(460, width - 70), maxCell: 36,
+      masked: maskOf(run), maxSize: Math.min(460, width - 70), maxCell: 36,
       highlightRow: ui.highlight, selectedRow: ui.query, cursor: ui.cursor ?? undefined,
     });
     maps.set(canvas, { kind: 'large', layer, head, layout, matrix, n: run.n });
-    const kvHead = Math.floor((head * run.nKvHeads) / run.nHeads);
+    const kvHead = kvHeadOf(head, run.nHeads, run.nKvHeads);
     $('head-heading').textContent = `Layer ${layer + 1}, head ${head + 1}`;
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'img');

@@ -7,6 +7,11 @@
 //   run = addToken(run, { token: { id, text, top }, attention }); // attention [L] of [H, 1, n + 1]
 //   matrixOf(run, layer, head)   // Float32Array [n, n], row i = query i over keys 0 … n−1
 
+import { isKeyMasked } from '../lib/attention-rules.mjs';
+
+// The poem model is a decoder: a token sees itself and the tokens before it, no window.
+const CAUSAL = Object.freeze({ isCausal: true });
+
 // Attention weights are probabilities: every map of the model shares the scale 0 … 1, so a
 // colour means the same weight in every layer and head.
 export const WEIGHT_DOMAIN = [0, 1];
@@ -25,6 +30,7 @@ export function tokenLabel(text) {
 export function createPoemRun({ id, nLayers, nHeads, nKvHeads, capacity }) {
   return {
     id, nLayers, nHeads, nKvHeads, capacity,
+    mask: CAUSAL, // which keys a query may not see, as isKeyMasked reads it
     n: 0,
     promptLength: 0,
     ids: [],
@@ -110,7 +116,7 @@ export function stepsOf(run, { layer, head }, query, s) {
     tokens: labelsOf(run).slice(0, n),
     query,
     domain: WEIGHT_DOMAIN,
-    masked: (j) => j > query,
+    masked: (j) => isKeyMasked(run.mask, query, j),
     causal: true,
     dK,
     dV: s.output.length,

@@ -1,16 +1,16 @@
-// The trained-model mode: its state (the model, the current run, hover and selection) and the
-// flow prompt → worker → views. The engine client comes from main.js (only main.js starts the
-// engine); poem-controls.js brings the events, poem-view.js and model-view.js draw.
-import { DEFAULT_PROMPT, generationRequest, poemProblems, readPoemSettings } from './poem-settings.js';
-import { addPrompt, addToken, createPoemRun, finishRun, labelsOf, matrixOf, stepsOf } from './poem-run.js';
+// The trained-model tab: its state (the model, the current run, hover and selection), drawing it
+// once a frame, and its parts wired together: poem-loading.js loads the model, poem-generation.js
+// runs prompts and generations, poem-handlers.js turns poem-controls.js's events into state, and
+// poem-view.js and model-view.js draw. The engine client comes from main.js (only main.js starts
+// the engine).
+import { DEFAULT_PROMPT, readPoemSettings } from './poem-settings.js';
+import { matrixOf } from './poem-run.js';
 import { createModelView } from './model-view.js';
 import { renderPoemTokens, renderTopTokens } from './poem-view.js';
 import { bindPoemControls } from './poem-controls.js';
-import { renderSteps } from './steps.js';
-import { moveCell } from './selection.js';
-import { formatWeight, hideTooltip, showTooltip } from './tooltip.js';
-import { showErrors } from './status.js';
-import { el } from './dom.js';
+import { createGeneration } from './poem-generation.js';
+import { poemHandlers } from './poem-handlers.js';
+import { loadPoemModel } from './poem-loading.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -58,8 +58,6 @@ export function createPoemPage(engine, modelUrl) {
     }),
   };
 
-  // ---------- drawing ----------
-
   function draw() {
     s.frame = 0;
     if (s.owed) {
@@ -91,158 +89,8 @@ export function createPoemPage(engine, modelUrl) {
     }
   }
 
-  function setStatus(text) {
-    $('poem-status').textContent = text;
-  }
-
-  function setBusy(busy) {
-    $('poem-stop').disabled = !busy;
-    $('poem-generate').textContent = busy ? 'Restart' : 'Generate';
-  }
-
-  // ---------- the four steps of the opened head ----------
-
-  function askSteps() {
-    const r = s.run;
-    const open = s.ui.open;
-    const box = $('head-steps');
-    if (!r || !open || !s.visible || r.n === 0) return;
-    const query = Math.min(s.ui.query, r.n - 1);
-    const ask = ++s.stepsAsked;
-    engine.model.steps({ run: r.id, layer: open.layer, head: open.head, query }).then(
-      (steps) => {
-        if (ask !== s.stepsAsked || s.run?.id !== r.id) return;
-        renderSteps(box, stepsOf(s.run, open, query, steps));
-        test.stepsShown = { layer: open.layer, head: open.head, query };
-      },
-      (e) => {
-        if (ask !== s.stepsAsked || s.run?.id !== r.id) return;
-        box.replaceChildren(el('p', { class: 'error inline', text: `The four steps could not be computed — ${e.name}: ${e.message}` }));
-      },
-    );
-  }
-
-  // ---------- runs ----------
-
-  function begin(generating) {
-    const settings = readPoemSettings($('poem-controls'));
-    const { config, vocab } = s.model;
-    const problems = poemProblems(settings, { vocab, maxLen: config.maxLen }, { generating });
-    showErrors($('poem-error'), problems);
-    if (problems.length) {
-      if (s.generating) engine.model.stop(s.generating);
-      s.generating = 0;
-      s.run = null;
-      setBusy(false);
-      setStatus('');
-      hideTooltip($('tooltip'));
-      scheduleDraw();
-      return;
-    }
-    const request = generationRequest(settings, { generating });
-    const capacity = Array.from(settings.text).length + 1 + request.maxNew;
-    let run = null;
-    const id = engine.model.generate(request, (msg) => {
-      if (msg.type === 'model-prompt') {
-        run = addPrompt(createPoemRun({ id, nLayers: config.nLayers, nHeads: config.nHeads, nKvHeads: config.nKvHeads, capacity }), msg);
-      } else if (msg.type === 'model-token') {
-        run = addToken(run, msg);
-        s.owed = id;
-      } else {
-        run = run ? finishRun(run, msg.reason, msg.top) : null;
-        s.generating = 0;
-        test.done = msg.reason;
-        setBusy(false);
-        if (msg.error) showErrors($('poem-error'), [`The model failed — ${msg.error.name}: ${msg.error.message}`]);
-        setStatus(run && generating ? doneText(run, msg.reason) : '');
-      }
-      if (!run) return;
-      if (s.ui.followLatest) s.ui.query = run.n - 1;
-      s.run = run;
-      scheduleDraw();
-      if (msg.type === 'model-prompt' || msg.type === 'model-done') askSteps();
-    });
-    s.generating = id;
-    s.picked = -1;
-    test.tokenCounts = [];
-    test.done = null;
-    setBusy(generating); // a prompt alone is one message: nothing to stop
-    setStatus(generating ? 'Generating…' : '');
-  }
-
-  // ---------- events ----------
-
-  function pickQuery(i) {
-    s.ui = { ...s.ui, query: i, followLatest: s.run ? i === s.run.n - 1 : true, cursor: s.ui.cursor && { ...s.ui.cursor, i } };
-    redrawMaps();
-    askSteps();
-  }
-
-  function showCell() {
-    const meta = view.mapOf($('head-map'));
-    const { i, j } = s.ui.cursor;
-    const r = $('head-map').getBoundingClientRect();
-    const at = { x: r.left + meta.layout.x0 + (j + 1) * meta.layout.cellWidth, y: r.top + meta.layout.y0 + (i + 1) * meta.layout.cellHeight };
-    const hit = cellInfo(meta, { i, j });
-    showTooltip($('tooltip'), at, hit);
-    $('map-readout').textContent = `${hit.label}: query ${hit.query} #${i + 1}, key ${hit.key} #${j + 1}, weight ${hit.masked ? '0 (masked)' : formatWeight(hit.weight)}`;
-  }
-
-  function cellInfo(meta, { i, j }) {
-    const labels = labelsOf(s.run);
-    return { i, j, query: labels[i], key: labels[j], weight: j >= 0 ? meta.matrix[i * meta.n + j] : undefined, masked: j > i,
-      label: `layer ${meta.layer + 1}, head ${meta.head + 1}` };
-  }
-
-  const handlers = {
-    promptChanged: () => { if (s.model) begin(false); },
-    decodingChanged() {
-      const greedy = readPoemSettings($('poem-controls')).greedy;
-      for (const name of ['poem-temperature', 'poem-top-k', 'poem-seed']) $('poem-controls').elements[name].disabled = greedy;
-    },
-    generate: () => { if (s.model) begin(true); },
-    stop: () => { if (s.generating) engine.model.stop(s.generating); },
-    hover(i) {
-      if (i === s.ui.highlight) return;
-      s.ui = { ...s.ui, highlight: i };
-      redrawMaps();
-    },
-    pickToken(i) {
-      s.picked = i;
-      pickQuery(i);
-      if (s.run) renderPoemTokens(s.run, { picked: i, highlight: s.ui.highlight });
-      if (s.run) renderTopTokens(s.run, i, { greedy: readPoemSettings($('poem-controls')).greedy });
-    },
-    openHead(layer, head) {
-      s.ui = { ...s.ui, open: { layer, head } };
-      scheduleDraw();
-      askSteps();
-      requestAnimationFrame(() => $('head-section').scrollIntoView({ block: 'nearest' }));
-    },
-    pickQuery,
-    mapOf: (canvas) => view.mapOf(canvas),
-    pointAt(cell, at) {
-      if (!cell || !s.run) return hideTooltip($('tooltip'));
-      showTooltip($('tooltip'), at, cellInfo(view.mapOf($('head-map')), cell));
-    },
-    key(key) {
-      if (!s.run) return;
-      const cursor = s.ui.cursor ?? { i: s.ui.query, j: 0 };
-      if (key === 'Enter' || key === ' ') {
-        pickQuery(cursor.i);
-      } else {
-        s.ui = { ...s.ui, cursor: moveCell(cursor, key, s.run.n) ?? cursor };
-        redrawMaps();
-      }
-      showCell();
-    },
-    focusLarge(focused) {
-      s.ui = { ...s.ui, cursor: focused ? { i: Math.min(s.ui.query, (s.run?.n ?? 1) - 1), j: 0 } : null };
-      redrawMaps();
-      if (focused && s.run) showCell();
-      else hideTooltip($('tooltip'));
-    },
-  };
+  const { begin, askSteps } = createGeneration({ engine, s, test, scheduleDraw });
+  const handlers = poemHandlers({ engine, s, view, scheduleDraw, redrawMaps, begin, askSteps });
 
   return {
     test,
@@ -263,54 +111,9 @@ export function createPoemPage(engine, modelUrl) {
       window.addEventListener('resize', scheduleDraw); // the thumbnails fit the width they have
       $('poem-prompt').value ||= DEFAULT_PROMPT;
       handlers.decodingChanged();
-      setStatus('Loading the poem model…');
-      let loaded;
-      try {
-        loaded = await engine.model.load(modelUrl);
-      } catch (e) {
-        setStatus('');
-        showErrors($('poem-error'), [`The poem model could not be loaded from ${modelUrl.pathname} — ${e.name}: ${e.message}. The textbook tab works without it.`]);
-        test.state = 'failed';
-        document.body.dataset.model = 'failed';
-        $('poem-controls').hidden = true;
-        return;
-      }
-      if (!loaded.ready) {
-        setStatus('');
-        showErrors($('poem-error'), [
-          `The trained poem model is not here: ${modelUrl.pathname} answered ${loaded.status ? `HTTP ${loaded.status}` : 'nothing'}. ` +
-          'The npm package does not ship the model (2 MB of weights); it comes with a clone of the repository ' +
-          '(models/tang-poems/model.safetensors next to web/). Everything else works: the textbook tab shows attention on random weights.',
-        ]);
-        test.state = 'missing';
-        document.body.dataset.model = 'missing';
-        $('poem-controls').hidden = true;
-        return;
-      }
-      s.model = { config: loaded.config, vocab: loaded.vocab };
-      setStatus('');
-      $('poem-model-facts').textContent = describeModel(loaded.config, loaded.vocab);
-      test.state = 'ready';
-      document.body.dataset.model = 'ready';
-      begin(false);
+      $('poem-status').textContent = 'Loading the poem model…';
+      s.model = await loadPoemModel(engine, modelUrl, test);
+      if (s.model) begin(false);
     },
   };
-}
-
-const ENDINGS = {
-  maxNew: 'as many as asked for',
-  maxLength: 'the model reads no more tokens',
-  poemStart: 'the model ended the poem (its next token would start a new one)',
-  stopped: 'stopped',
-  error: 'failed',
-};
-
-function doneText(run, reason) {
-  const made = run.n - run.promptLength;
-  return `${made} character${made === 1 ? '' : 's'} generated: ${ENDINGS[reason] ?? reason}.`;
-}
-
-function describeModel(c, vocab) {
-  return `${c.nLayers} layers × ${c.nHeads} heads (${c.nKvHeads} key/value heads, grouped-query), d_model ${c.dModel}, ` +
-    `heads of ${c.headDim}, rotary positions (RoPE), ${vocab.length.toLocaleString('en')} tokens (one per character).`;
 }

@@ -1,6 +1,6 @@
-// What the user has picked: a view (see rundata.js), a query row in it, and the cell the
+// What the user has picked: a view (see textbook-run.js), a query row in it, and the cell the
 // keyboard cursor is on. Pure functions: each returns a new selection.
-import { viewsOf } from './rundata.js';
+import { viewsOf } from './textbook-run.js';
 
 export const initialSelection = () => ({ view: 'self', query: 0, cell: { i: 0, j: 0 } });
 

@@ -1,12 +1,12 @@
 // The page's views of one run: token chips, the heatmaps with their legends and captions, the
 // picked query's bars and its four steps. Draws what it is given; knows nothing of the engine
-// (the numbers come in a run, see rundata.js) and keeps the weights it draws in memory only
+// (the numbers come in a run, see textbook-run.js) and keeps the weights it draws in memory only
 // (never in DOM attributes: 128 tokens × 64 heads would be megabytes of text).
 import { drawHeatmap, drawLegend } from './heatmap.js';
 import { drawBars } from './bars.js';
 import { viridis } from './colormap.js';
 import { renderSteps } from './steps.js';
-import { groupOf, matrixOf, scaleOf, stepsData, viewsOf } from './rundata.js';
+import { groupOf, maskedCells, matrixOf, scaleOf, stepsData, viewsOf } from './textbook-run.js';
 import { el } from './dom.js';
 
 const MAX_CHIPS = 40; // token chips shown before the rest collapse into one "+ N more"
@@ -49,7 +49,7 @@ export function createViews({ tokenLimit }) {
       colLabels: run.tokens,
       domain: meta.domain,
       colormap: viridis,
-      masked: run.settings.isCausal ? (i, j) => j > i : undefined,
+      masked: maskedCells(run),
       maxSize: meta.maxSize,
       maxCell: meta.maxCell,
       selectedRow: sel.view === meta.key ? sel.query : -1,
@@ -151,12 +151,13 @@ export function createViews({ tokenLimit }) {
     const width = Math.min(640, innerWidth(section));
     const values = matrixOf(run, sel.view).subarray(sel.query * n, (sel.query + 1) * n);
     const scale = scaleOf(run, view.group);
+    const masked = maskedCells(run);
     drawBars(bars, {
       values,
       labels: run.tokens,
       colormap: viridis,
       max: scale.domain[1],
-      masked: run.settings.isCausal ? (j) => j > sel.query : undefined,
+      masked: masked && ((j) => masked(sel.query, j)),
       maxWidth: width,
     });
     bars.weights = values;

@@ -41,21 +41,24 @@ test('web modules: no import cycles, nothing imports main.js, only main.js reach
   // The drawing modules know nothing of attention data, selection or the engine.
   for (const file of ['heatmap.js', 'bars.js', 'colormap.js', 'steps.js', 'tooltip.js']) {
     const r = reachable(graph, file);
-    for (const banned of ['engine.js', 'requests.js', 'rundata.js', 'selection.js', 'settings.js', 'poem-run.js', 'poem.js']) {
+    for (const banned of ['engine.js', 'requests.js', 'textbook-run.js', 'selection.js', 'settings.js', 'poem-run.js', 'poem.js', 'textbook.js']) {
       expect([file, banned, r.has(banned)]).toEqual([file, banned, false]);
     }
   }
   // The model's views draw a run's data, nothing of the engine, the controller or the textbook.
   for (const file of ['model-view.js', 'poem-view.js']) {
     const r = reachable(graph, file);
-    for (const banned of ['engine.js', 'poem.js', 'poem-controls.js', 'poem-settings.js', 'rundata.js', 'settings.js', 'requests.js']) {
+    for (const banned of ['engine.js', 'poem.js', 'poem-controls.js', 'poem-settings.js', 'textbook-run.js', 'settings.js', 'requests.js',
+      'poem-generation.js', 'poem-handlers.js', 'textbook.js']) {
       expect([file, banned, r.has(banned)]).toEqual([file, banned, false]);
     }
   }
-  // The poem mode gets the engine's client from main.js; the worker side is the worker's alone.
-  expect(graph['main.js']).toEqual(expect.arrayContaining(['poem.js', 'tabs.js', 'engine.js']));
-  expect(graph['engine-worker.js']).toEqual(['poem-worker.js']);
-  expect(graph['poem-worker.js']).toEqual([]);
+  // Both modes get the engine's client from main.js; the worker side is the worker's alone, and
+  // the protocol both sides share imports nothing.
+  expect(graph['main.js']).toEqual(expect.arrayContaining(['poem.js', 'textbook.js', 'tabs.js', 'engine.js']));
+  expect(graph['engine-worker.js']).toEqual(['worker-protocol.js', 'poem-worker.js']);
+  expect(graph['poem-worker.js']).toEqual(['worker-protocol.js']);
+  expect(graph['worker-protocol.js']).toEqual([]);
   for (const file of Object.keys(graph)) {
     if (file !== 'engine-worker.js') expect([file, reachable(graph, file).has('poem-worker.js')]).toEqual([file, false]);
   }
@@ -64,8 +67,8 @@ test('web modules: no import cycles, nothing imports main.js, only main.js reach
 let session;
 let page;
 let problems;
-const NAMES = ['settings', 'selection', 'rundata', 'requests', 'tooltip', 'status', 'serialize', 'inputs', 'views', 'controls', 'exporting',
-  'tabs', 'poem', 'poem-run', 'poem-settings', 'poem-view', 'poem-controls', 'model-view'];
+const NAMES = ['settings', 'selection', 'textbook-run', 'requests', 'tooltip', 'status', 'serialize', 'inputs', 'views', 'controls', 'textbook-export',
+  'tabs', 'poem', 'poem-run', 'poem-settings', 'poem-view', 'poem-controls', 'model-view', 'textbook', 'poem-generation', 'poem-handlers', 'poem-loading'];
 const inPage = (fn, arg) => runInPage(page, Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`])), fn, arg);
 
 beforeAll(async () => {
@@ -82,7 +85,7 @@ test('each new module exports exactly its documented names', async () => {
   expect(exports).toEqual({
     settings: ['LIMITS', 'readSettings', 'settingsProblems', 'validHeadCounts'],
     selection: ['fitSelection', 'initialSelection', 'moveCell', 'pickQuery'],
-    rundata: ['groupOf', 'headIntermediates', 'matrixOf', 'scaleOf', 'stepsData', 'viewsOf'],
+    'textbook-run': ['groupOf', 'headIntermediates', 'maskedCells', 'matrixOf', 'scaleOf', 'stepsData', 'viewsOf'],
     requests: ['createRequests'],
     tooltip: ['formatWeight', 'hideTooltip', 'showTooltip'],
     status: ['describeError', 'showEngine', 'showErrors'],
@@ -90,7 +93,7 @@ test('each new module exports exactly its documented names', async () => {
     inputs: ['createInputBuilder', 'engineGroups'],
     views: ['createViews'],
     controls: ['bindControls', 'offerHeadCounts'],
-    exporting: ['exportDocument', 'exportPanels'],
+    'textbook-export': ['exportDocument', 'exportPanels'],
     tabs: ['bindTabs'],
     poem: ['createPoemPage'],
     'poem-run': ['WEIGHT_DOMAIN', 'addPrompt', 'addToken', 'createPoemRun', 'finishRun', 'labelsOf', 'matrixOf', 'stepsOf', 'tokenLabel', 'topAt'],
@@ -98,6 +101,10 @@ test('each new module exports exactly its documented names', async () => {
     'poem-view': ['renderPoemTokens', 'renderTopTokens'],
     'poem-controls': ['bindPoemControls'],
     'model-view': ['createModelView'],
+    textbook: ['createTextbook'],
+    'poem-generation': ['createGeneration'],
+    'poem-handlers': ['poemHandlers'],
+    'poem-loading': ['loadPoemModel'],
   });
 });
 

@@ -3,7 +3,8 @@
 const { blankPageSession, runInPage, firstMismatch } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
-const NAMES = ['dom', 'colormap', 'tokenize', 'random', 'embeddings', 'weights', 'heatmap', 'bars', 'steps', 'export', 'engine'];
+const NAMES = ['dom', 'colormap', 'tokenize', 'random', 'embeddings', 'projection-weights', 'heatmap', 'bars', 'steps', 'export-files', 'engine',
+  'worker-protocol'];
 const MODULE_URLS = Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`]));
 
 let session;
@@ -31,12 +32,13 @@ test('each module exports exactly its documented names', async () => {
     tokenize: ['MODES', 'tokenize'],
     random: ['gaussian', 'hashString', 'mulberry32', 'rngFor'],
     embeddings: ['embed', 'positionalEncoding', 'tokenVector'],
-    weights: ['MATCH_LOGIT', 'PRESETS', 'identityGain', 'multiHeadWeights', 'scaledIdentity', 'selfAttentionWeights', 'xavierUniform'],
+    'projection-weights': ['MATCH_LOGIT', 'PRESETS', 'identityGain', 'multiHeadWeights', 'scaledIdentity', 'selfAttentionWeights', 'xavierUniform'],
     heatmap: ['FONT_FAMILY', 'cellAt', 'drawHeatmap', 'drawLegend', 'prepareCanvas'],
     bars: ['drawBars'],
     steps: ['formatNumber', 'renderSteps'],
-    export: ['buildExport', 'composePNG', 'downloadJSON', 'downloadPNG', 'toRows'],
-    engine: ['reviveError', 'startEngine'],
+    'export-files': ['buildExport', 'composePNG', 'downloadJSON', 'downloadPNG', 'toRows'],
+    engine: ['startEngine'],
+    'worker-protocol': ['MESSAGE', 'UNAVAILABLE', 'errorData', 'isModelMessage', 'reviveError', 'thrownData', 'transferList'],
   });
 });
 
@@ -129,8 +131,8 @@ test('embeddings: a fixed vector per token plus sinusoidal positions', async () 
   expect(Math.abs(r.sd - 1)).toBeLessThan(0.06);
 });
 
-test('weights: seeded Xavier-uniform, and the identity-like Q/K preset', async () => {
-  const r = await inPage(({ weights: w }) => {
+test('projection-weights: seeded Xavier-uniform, and the identity-like Q/K preset', async () => {
+  const r = await inPage(({ 'projection-weights': w }) => {
     const a = w.selfAttentionWeights({ dModel: 8, seed: 3 });
     const b = w.selfAttentionWeights({ dModel: 8, seed: 3 });
     const c = w.selfAttentionWeights({ dModel: 8, seed: 4 });
@@ -217,8 +219,8 @@ test('heatmap: colours each cell by its value, hatches masked cells, and maps po
   expect(r.hits).toEqual([{ i: 0, j: 0 }, { i: 1, j: 1 }, { i: 1, j: -1 }, null, null]);
 });
 
-test('export: rows of the shown matrices in a JSON document', async () => {
-  const doc = await inPage(({ export: { buildExport } }) => buildExport({
+test('export-files: rows of the shown matrices in a JSON document', async () => {
+  const doc = await inPage(({ 'export-files': { buildExport } }) => buildExport({
     tokens: ['a', 'b'],
     settings: { dModel: 4, numHeads: 2 },
     engine: { version: 'x', simd: true, threads: 1 },
@@ -238,8 +240,8 @@ test('steps: numbers are printed with a real minus sign and infinities', async (
   expect(r).toEqual(['−1.235', '−∞', '0.50', 'NaN']);
 });
 
-test('engine: errors come back from the worker as their own class, with their message', async () => {
-  const r = await inPage(({ engine: { reviveError } }) => [
+test('worker-protocol: errors come back from the worker as their own class, with their message', async () => {
+  const r = await inPage(({ 'worker-protocol': { reviveError } }) => [
     ['RangeError', 'x'], ['TypeError', 'y'], ['RuntimeError', 'z'], ['BindingError', 'w'], ['constructor', 'v'],
   ].map(([name, message]) => {
     const e = reviveError({ name, message });

@@ -2,6 +2,7 @@
 // engine call with returnIntermediates over the inputs the layer saw (its RMSNorm output for every
 // token so far), separate from the cached path that generation uses. The query attends with
 // causality at its own position, so keys after it appear masked (−∞ scaled score, weight 0).
+import { kvHeadOf } from '../../lib/attention-rules.mjs';
 
 /** Row `row` of a [rows, width] array, the `width`-wide block `block` of it. */
 const slice = (a, width, row, block, blockWidth) => a.slice(row * width + block * blockWidth, row * width + (block + 1) * blockWidth);
@@ -15,7 +16,7 @@ const slice = (a, width, row, block, blockWidth) => a.slice(row * width + block 
  */
 export function headSteps(attn, layerArgs, inputs, n, head, query) {
   const { embedDim, numHeads, numKvHeads, headDim } = layerArgs;
-  const kvHead = Math.floor((head * numKvHeads) / numHeads);
+  const kvHead = kvHeadOf(head, numHeads, numKvHeads);
   const keysIn = inputs.subarray(0, n * embedDim);
   const { weights, intermediates: m } = attn.multiHeadAttention({
     ...layerArgs,

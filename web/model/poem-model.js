@@ -2,7 +2,7 @@
 // attention layers are prepared engine layers, everything else is plain JavaScript (dense.js).
 // The model holds the weights; sessions (session.js) hold what a sequence of tokens left behind.
 import { attentionArgsFromStateDict } from '../../dist/index.mjs';
-import { readPoemWeights } from './weights.js';
+import { readPoemWeights } from './checkpoint.js';
 import { createVocabulary } from './vocab.js';
 import { createSession } from './session.js';
 import { topTokens } from './sampling.js';

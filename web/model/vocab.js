@@ -1,7 +1,7 @@
 // Text ↔ token ids for a character-level vocabulary: one id per Unicode code point (so a
 // character outside the BMP is one token, as Python's str iterates it), id 0 the poem start,
 // id 1 the line break.
-import { LINE_BREAK, POEM_START } from './weights.js';
+import { LINE_BREAK, POEM_START } from './checkpoint.js';
 
 function describeChar(ch) {
   const cp = ch.codePointAt(0).toString(16).toUpperCase().padStart(4, '0');

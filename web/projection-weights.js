@@ -1,4 +1,4 @@
-// Projection weights for the demo, in nn.Linear's layout [out, in] (y = x · Wᵀ).
+// The textbook's projection weights, in nn.Linear's layout [out, in] (y = x · Wᵀ).
 //
 // 'random'   — Xavier-uniform, as PyTorch initialises nn.MultiheadAttention's in_proj:
 //              U(−a, a) with a = sqrt(6 / (fan_in + fan_out)). Every matrix has its own

@@ -1,12 +1,12 @@
-// Measurements that need a fresh Node process with default flags; run.mjs starts them and reads
-// the last stdout line (JSON).
-//   node bench/child.mjs firstcall prepared|oneshot   createAttention + the first 256×768×12 forward, then 7 more
-//   node bench/child.mjs memory                       one 16384×512×8 forward, needWeights false: WebAssembly memory
+// Measurements that need a fresh Node process with default flags: the first call and the peak
+// memory; run.mjs starts them (child-process.mjs) and reads the last stdout line (JSON).
+//   node bench/fresh-process.mjs firstcall prepared|oneshot   createAttention + the first 256×768×12 forward, then 7 more
+//   node bench/fresh-process.mjs memory                       one 16384×512×8 forward, needWeights false: WebAssembly memory
 import { loadEngine } from './engine.mjs';
 import { makeProblem, median } from './util.mjs';
+import { answer as out } from './child-process.mjs';
 
 const [mode, variant = 'prepared'] = process.argv.slice(2);
-const out = (o) => { process.stdout.write('\n' + JSON.stringify(o) + '\n'); };
 
 function mhaArgs(p) {
   return { embedDim: p.d, numHeads: p.h, inProjWeight: p.inProjWeight, inProjBias: p.inProjBias,

@@ -1,5 +1,5 @@
-// Read-only questions about one computation (a "run": settings, tokens, the engine's
-// results): which views it has, the matrix and colour scale of each view, and the numbers
+// Read-only questions about one textbook computation (a "run": settings, tokens, the engine's
+// results): which views it has, which cells are masked, the matrix and colour scale of each view, and the numbers
 // of the four steps for one query. Pure functions; nothing is drawn or computed anew.
 //
 // Views are named by key: 'self' (single-head self-attention), 'head:<h>' (head h of
@@ -9,6 +9,7 @@
 // single head (heatmap, row bars, step bars) maps [0, largest single-head weight] onto viridis;
 // every weight drawn from multi-head attention (each head, the average, their bars) maps
 // [0, largest weight over all heads and the average]. So a weight has one colour per view.
+import { isKeyMasked } from '../lib/attention-rules.mjs';
 
 function maxOf(values) {
   let m = 0;
@@ -29,6 +30,9 @@ export function viewsOf(run) {
 }
 
 export const groupOf = (key) => (key === 'self' ? 'self' : 'mha');
+
+/** masked(i, j) for the heatmaps, or undefined when the run masks nothing (nothing to hatch). */
+export const maskedCells = (run) => (run.settings.isCausal ? (i, j) => isKeyMasked(run.settings, i, j) : undefined);
 
 /** The n × n weights of a view, or null. */
 export function matrixOf(run, key) {
@@ -72,7 +76,7 @@ function computeScale(run, group) {
 export function stepsData(run, key, i) {
   const n = run.n;
   const s = run.settings;
-  const masked = s.isCausal ? (j) => j > i : () => false;
+  const masked = (j) => isKeyMasked(s, i, j);
   const common = { tokens: run.tokens, query: i, masked, causal: s.isCausal, domain: scaleOf(run, groupOf(key)).domain };
   if (key === 'average') {
     const avg = run.results.mhaAverage;

@@ -3,10 +3,10 @@
 // outline or keyboard cursor, all on one colour scale, with that one scale's legend.
 import { drawHeatmap, drawLegend } from './heatmap.js';
 import { viridis } from './colormap.js';
-import { buildExport } from './export.js';
-import { headIntermediates, matrixOf, scaleOf, viewsOf } from './rundata.js';
+import { buildExport } from './export-files.js';
+import { headIntermediates, maskedCells, matrixOf, scaleOf, viewsOf } from './textbook-run.js';
 
-/** The JSON document of a run (see export.js's buildExport). */
+/** The JSON document of a run (see export-files.js's buildExport). */
 export function exportDocument(run, engineInfo) {
   const { self, mhaHeads, mhaAverage } = run.results;
   const heads = [];
@@ -36,7 +36,7 @@ export function exportPanels(run) {
     const canvas = document.createElement('canvas');
     drawHeatmap(canvas, {
       matrix: matrixOf(run, v.key), rows: run.n, cols: run.n, rowLabels: run.tokens, colLabels: run.tokens,
-      domain, colormap: viridis, masked: run.settings.isCausal ? (i, j) => j > i : undefined, maxSize, maxCell: 40,
+      domain, colormap: viridis, masked: maskedCells(run), maxSize, maxCell: 40,
     });
     return { title: v.key === 'self' ? 'self-attention (one head)' : v.label, canvas };
   });

@@ -1,4 +1,5 @@
-// Export of the shown weights: a JSON document and a PNG of the heatmaps.
+// The files the textbook exports: the JSON document's format, the PNG's layout of titled heatmaps,
+// and saving either as a download.
 import { FONT_FAMILY } from './heatmap.js';
 
 /** Rows of a row-major matrix as nested arrays. */
