@@ -6,6 +6,8 @@
 //             Cross-Origin-Resource-Policy: cross-origin, no isolation headers of its own
 //   plain     the repository without isolation headers: a page that cannot have threads
 //   locked    the repository, isolated, with a Content-Security-Policy that forbids workers
+//   strict    the repository, isolated, with a Content-Security-Policy whose worker-src allows
+//             blob: and the cdn (what the README tells a page with a CSP)
 // Threads across origins need the pthread workers started from a same-origin bootstrap (a browser
 // refuses a worker script of another origin); an error the browser raises (a DOMException, whose
 // message cannot be assigned) must reach the caller unmasked; threads that cannot be honoured are
@@ -22,6 +24,7 @@ beforeAll(async () => {
   servers.cdn = await serveStatic(path.join(ROOT, 'dist'), { cors: true });
   servers.plain = await serveStatic(ROOT);
   servers.locked = await serveStatic(ROOT, { isolated: true, headers: { 'Content-Security-Policy': "worker-src 'none'" } });
+  servers.strict = await serveStatic(ROOT, { isolated: true, headers: { 'Content-Security-Policy': `worker-src blob: ${servers.cdn.url}` } });
   browser = await launchBrowser();
 });
 
@@ -148,6 +151,14 @@ describe('the package imported from another origin (a CDN) by a cross-origin-iso
     expectSameBits(got.out, [1, 2], 'locateFile');
     expect(cdnRequests(from)).toEqual(expect.arrayContaining(['/wasm-attention-relaxed.wasm', '/wasm-attention-relaxed-mt.wasm',
       '/wasm-attention-relaxed-mt.worker.mjs']));
+    expect(problems).toEqual([]);
+  });
+
+  test('a page whose Content-Security-Policy allows blob: and the CDN in worker-src', async () => {
+    const { page, problems } = await openPage('strict');
+    const got = await computeInPage(page, `${servers.cdn.url}index.mjs`, [{ options: { threads: 1 } }, { options: { threads: 2 } }]);
+    await page.close();
+    expectSameBits(got.out, [1, 2], 'strict CSP');
     expect(problems).toEqual([]);
   });
 });
