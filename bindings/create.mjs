@@ -195,7 +195,14 @@ async function startModule(loader, build, threads, opts) {
     // here, so each is known, watched for errors and terminated if the start fails.
     moduleArgs.startPool = (PThread) => {
       const emscriptenAllocate = PThread.allocateUnusedWorker;
-      const cannotStart = () => `createAttention: a worker thread of ${build} could not start (its script ${loader.workerScript(build, opts.locateFile)})`;
+      const script = () => {
+        try {
+          return loader.workerScript(build, opts.locateFile);
+        } catch {
+          return `${build}.worker.mjs`; // a locateFile that throws: its own error is the one reported
+        }
+      };
+      const cannotStart = () => `createAttention: a worker thread of ${build} could not start (its script ${script()})`;
       PThread.allocateUnusedWorker = () => {
         let worker;
         try {
