@@ -64,11 +64,27 @@ function checkOptions(options) {
 }
 
 // 'auto': what the environment allows. Threads need SharedArrayBuffer, which browsers grant only to
-// cross-origin-isolated pages; without it every request runs on one thread, without error.
+// cross-origin-isolated pages. Where they cannot run: { allowed: 1, reason } (the reason a user reads
+// in info.threadsReason and in the one warning).
+const ISOLATION_HEADERS = 'Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp';
 function threadsAllowed(loader) {
-  if (typeof SharedArrayBuffer !== 'function') return 1;
-  if (typeof crossOriginIsolated === 'boolean' && !crossOriginIsolated) return 1;
-  return Math.max(1, Math.min(loader.hardwareThreads(), MAX_AUTO_THREADS));
+  if (typeof crossOriginIsolated === 'boolean' && !crossOriginIsolated) {
+    return { allowed: 1, reason: 'this page is not cross-origin isolated (threads need SharedArrayBuffer, which browsers give only to ' +
+      `cross-origin-isolated pages): serve it with ${ISOLATION_HEADERS}` };
+  }
+  if (typeof SharedArrayBuffer !== 'function') {
+    return { allowed: 1, reason: 'this JavaScript engine has no SharedArrayBuffer, which threads need' +
+      (loader.isNode ? '' : ` (browsers give it only to cross-origin-isolated pages: serve the page with ${ISOLATION_HEADERS})`) };
+  }
+  return { allowed: Math.max(1, Math.min(loader.hardwareThreads(), MAX_AUTO_THREADS)), reason: null };
+}
+
+// Threads asked for but not honoured are said once per realm (by any copy of the package), not per engine.
+const WARNED = Symbol.for('wasm-attention: threads warning given');
+function warnThreadsOnce(asked, reason) {
+  if (globalThis[WARNED]) return;
+  globalThis[WARNED] = true;
+  console.warn(`wasm-attention: threads: ${asked === 'auto' ? "'auto'" : asked} was asked for, but the engine runs on 1 thread: ${reason}`);
 }
 
 // The smallest module with one SIMD instruction (i8x16.splat; as wasm-feature-detect probes).
@@ -83,9 +99,11 @@ function chooseBuild(opts, loader) {
   if (typeof WebAssembly !== 'object' || typeof WebAssembly.instantiate !== 'function') {
     throw new Error('createAttention: this JavaScript engine has no WebAssembly');
   }
-  const allowed = threadsAllowed(loader);
+  const { allowed, reason } = threadsAllowed(loader);
   // An explicit count is honoured wherever threads exist at all (the caller knows the machine).
   const threads = opts.threads === 'auto' || allowed === 1 ? allowed : opts.threads;
+  // Only a request that could not be honoured has a reason ('auto' on a one-core machine is honoured).
+  const threadsReason = opts.threads !== 1 && reason !== null ? reason : null;
   const haveSimd = simdSupported();
   if (opts.simd === true && !haveSimd) {
     throw new Error("createAttention: simd: true was asked for, but this engine lacks WebAssembly SIMD (leave simd unset and the scalar build is used)");
@@ -96,18 +114,47 @@ function chooseBuild(opts, loader) {
     throw new Error("createAttention: relaxedSimd: true was asked for, but this engine lacks WebAssembly relaxed SIMD (leave relaxedSimd unset or 'auto' and the SIMD build is used)");
   }
   const isa = !simd ? 'scalar' : opts.relaxedSimd !== false && haveRelaxed ? 'relaxed' : 'simd';
-  return { threads, build: `wasm-attention-${isa}${threads > 1 ? '-mt' : ''}` };
+  return { threads, threadsReason, build: `wasm-attention-${isa}${threads > 1 ? '-mt' : ''}` };
 }
 
 async function instantiate(source, imports) {
   if (typeof source !== 'string') return WebAssembly.instantiate(source, imports);
-  const response = await fetch(source, { credentials: 'same-origin' });
+  let response;
+  try {
+    response = await fetch(source, { credentials: 'same-origin' });
+  } catch (e) {
+    // A network error, or (another origin) a response without Access-Control-Allow-Origin.
+    throw new Error(`fetching ${source} failed: ${errorText(e)}`);
+  }
   if (!response.ok) throw new Error(`fetching ${source} gave HTTP ${response.status}`);
   // Streaming compiles while the bytes arrive, but needs the application/wasm type; any host works.
   if (typeof WebAssembly.instantiateStreaming === 'function' && /^application\/wasm\b/.test(response.headers.get('Content-Type') ?? '')) {
     return WebAssembly.instantiateStreaming(response, imports);
   }
   return WebAssembly.instantiate(await response.arrayBuffer(), imports);
+}
+
+// Errors the loader makes (each says what failed). Only these are ever amended: an error thrown by the
+// browser or the engine (a DOMException's message is a getter; any error may be frozen) is wrapped in
+// one of these instead, which keeps its name and message in its own and the error as its cause.
+const OWN_ERRORS = new WeakSet();
+export function startError(message, cause) {
+  const error = cause === undefined ? new Error(message) : new Error(message, { cause });
+  OWN_ERRORS.add(error);
+  return error;
+}
+
+// A thrown value as text: "name: message" (the name left out for a plain Error); safe with any value.
+export function errorText(e) {
+  try {
+    if (e !== null && typeof e === 'object' && typeof e.message === 'string') {
+      const name = typeof e.name === 'string' && e.name !== '' && e.name !== 'Error' ? `${e.name}: ` : '';
+      return `${name}${e.message}`;
+    }
+    return String(e);
+  } catch {
+    return Object.prototype.toString.call(e);
+  }
 }
 
 // Starts the Emscripten module of `build`. Whatever fails (the .wasm, a worker, the module itself)
@@ -128,7 +175,7 @@ async function startModule(loader, build, threads, opts) {
     print: (text) => console.log(text),
     // While starting, the glue's complaints become part of the rejection instead of stray output.
     printErr: (text) => (starting ? startMessages.push(text) : console.error(text)),
-    onAbort: (what) => fail(new Error(`createAttention: the WebAssembly module of ${build} aborted while starting: ${what}`)),
+    onAbort: (what) => fail(startError(`createAttention: the WebAssembly module of ${build} aborted while starting: ${what}`)),
     locateFile: (file) => loader.locateFile(file, opts.locateFile),
     instantiateWasm(imports, receiveInstance) {
       const given = isBytes(opts.wasmBinary) ? opts.wasmBinary : opts.wasmBinary?.[wasmFile];
@@ -137,7 +184,7 @@ async function startModule(loader, build, threads, opts) {
         .then((source) => instantiate(source, imports))
         .then(
           ({ instance, module }) => receiveInstance(instance, module),
-          (e) => fail(new Error(`createAttention: could not instantiate ${what}: ${e && e.message}`)),
+          (e) => fail(startError(`createAttention: could not instantiate ${what}: ${errorText(e)}`, e)),
         );
       return {}; // asynchronous: receiveInstance comes later
     },
@@ -148,15 +195,30 @@ async function startModule(loader, build, threads, opts) {
     // here, so each is known, watched for errors and terminated if the start fails.
     moduleArgs.startPool = (PThread) => {
       const emscriptenAllocate = PThread.allocateUnusedWorker;
+      const script = () => {
+        try {
+          return loader.workerScript(build, opts.locateFile);
+        } catch {
+          return `${build}.worker.mjs`; // a locateFile that throws: its own error is the one reported
+        }
+      };
+      const cannotStart = () => `createAttention: a worker thread of ${build} could not start (its script ${script()})`;
       PThread.allocateUnusedWorker = () => {
-        const worker = loader.pthreadWorker?.(build, opts.locateFile);
+        let worker;
+        try {
+          worker = loader.pthreadWorker?.(build, opts.locateFile);
+          if (!worker) emscriptenAllocate.call(PThread);
+        } catch (e) {
+          // E.g. a SecurityError DOMException: the browser refused the script.
+          throw startError(`${cannotStart()}: ${errorText(e)}`, e);
+        }
         if (worker) PThread.unusedWorkers.push(worker);
-        else emscriptenAllocate.call(PThread);
         const created = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
         workers.push(created);
         const onError = (e) => {
-          const message = `createAttention: a worker thread of ${build} could not start: ${(e && e.message) || 'its script failed to load'}`;
-          if (starting) fail(new Error(message));
+          // Node: an Error; browsers: an ErrorEvent with a message, or an Event without (a script that did not load).
+          const message = `${cannotStart()}: ${e && e.message ? errorText(e) : 'its script failed to load'}`;
+          if (starting) fail(startError(message, e));
           else console.error(message);
         };
         if (loader.isNode) created.on('error', onError);
@@ -172,32 +234,40 @@ async function startModule(loader, build, threads, opts) {
     };
   }
   try {
-    const factory = await loader.glue(build);
+    let factory;
+    try {
+      factory = await loader.glue(build);
+    } catch (e) {
+      throw startError(`createAttention: could not load ${loader.glueFile(build)} (the JavaScript of ${build}): ${errorText(e)}`, e);
+    }
     return await Promise.race([factory(moduleArgs), failed]);
   } catch (e) {
     for (const worker of workers) worker.terminate();
     const detail = startMessages.length ? ` (${startMessages.join('; ')})` : '';
-    if (e instanceof Error) {
+    if (OWN_ERRORS.has(e)) {
       e.message += detail;
       throw e;
     }
-    throw new Error(`createAttention: ${build} failed to start: ${e}${detail}`);
+    throw startError(`createAttention: ${build} failed to start: ${errorText(e)}${detail}`, e);
   } finally {
     starting = false;
   }
 }
 
-// loader: { isNode, glue(build) → Promise<factory>, wasmSource(file, userLocateFile) → bytes or URL,
-//           locateFile(file, userLocateFile), pthreadWorker?(build, userLocateFile) → Worker,
-//           mainScript?(build), hardwareThreads() }
+// loader: { isNode, glue(build) → Promise<factory>, glueFile(build) → its name for messages,
+//           wasmSource(file, userLocateFile) → bytes or URL, locateFile(file, userLocateFile),
+//           pthreadWorker?(build, userLocateFile) → Worker, workerScript(build, userLocateFile) → the
+//           pthread worker's script for messages, mainScript?(build), hardwareThreads() }
 export async function createAttentionWith(loader, options) {
   const opts = checkOptions(options);
-  const { threads, build } = chooseBuild(opts, loader);
+  const { threads, threadsReason, build } = chooseBuild(opts, loader);
   const Module = await startModule(loader, build, threads, opts);
   const running = Module.setThreads(threads);
   if (threads > 1 && loader.isNode) {
     // Idle pool workers must not keep the user's Node process alive.
     for (const worker of [...Module.PThread.runningWorkers, ...Module.PThread.unusedWorkers]) worker.unref?.();
   }
-  return makeApi(Module, { version: VERSION, simd: Module.simdEnabled(), relaxedSimd: Module.relaxedSimdEnabled(), threads: running });
+  if (threadsReason) warnThreadsOnce(opts.threads, threadsReason);
+  return makeApi(Module, { version: VERSION, simd: Module.simdEnabled(), relaxedSimd: Module.relaxedSimdEnabled(), threads: running,
+    threadsReason });
 }

@@ -12,10 +12,12 @@ const inNode = (file) => path.join(__dirname, 'node', file);
 const loader = {
   isNode: true,
   glue: async (build) => require(inNode(`${build}.js`)),
+  glueFile: (build) => inNode(`${build}.js`),
   wasmSource: (file, userLocateFile) => fs.promises.readFile(userLocateFile ? userLocateFile(file, '') : inDist(file)),
   locateFile: (file) => (file.endsWith('.wasm') ? inDist(file) : inNode(file)),
   // Emscripten's worker script evaluates the glue from this path.
   mainScript: (build) => inNode(`${build}.js`),
+  workerScript: (build) => inNode(`${build}.worker.js`),
   hardwareThreads: () => os.availableParallelism?.() ?? os.cpus().length,
 };
 

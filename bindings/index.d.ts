@@ -58,7 +58,15 @@ export interface EngineInfo {
   simd: boolean;
   /** Extension: whether the relaxed-SIMD build runs (its kernels use fused multiply-add). */
   relaxedSimd: boolean;
+  /** The threads the engine runs on (1 where threads were asked for but cannot run here). */
   threads: number;
+  /**
+   * Extension. Why `threads` is 1 although more (or 'auto') was asked for: e.g. "this page is not
+   * cross-origin isolated …: serve it with Cross-Origin-Opener-Policy: same-origin and
+   * Cross-Origin-Embedder-Policy: require-corp", or no SharedArrayBuffer. null when the threads asked
+   * for run, when 1 was asked for, and when 'auto' found one core.
+   */
+  threadsReason: string | null;
 }
 
 export interface SelfAttentionLayerArgs {

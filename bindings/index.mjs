@@ -31,15 +31,55 @@ const PTHREAD_WORKERS = {
 
 const userUrl = (userLocateFile, file) => String(userLocateFile(file, ''));
 
+// A browser refuses a worker whose script is on another origin than the page's (a SecurityError), so
+// the package served by a CDN or another static host, or a locateFile pointing there, starts each
+// pthread worker from a same-origin bootstrap: a Blob URL module whose only content imports the real
+// script by its absolute URL (a module worker from a blob URL takes its creator's origin and policies;
+// the import is a CORS request, as the package's other files from that origin are).
+const here = () => (typeof location === 'object' && location !== null && typeof location.origin === 'string' ? location : null);
+// The absolute URL of url when it is an http(s) URL on another origin than this page's (or worker's); else null.
+function otherOrigin(url) {
+  const page = here();
+  if (!page) return null;
+  let absolute;
+  try {
+    absolute = new URL(url, page.href);
+  } catch {
+    return null; // not a URL: the Worker constructor says so itself
+  }
+  return /^https?:$/.test(absolute.protocol) && absolute.origin !== page.origin ? absolute.href : null;
+}
+const bootstraps = new Map(); // absolute script URL → its bootstrap's blob URL (one per script, kept for the realm)
+function bootstrapWorker(absolute) {
+  let blobUrl = bootstraps.get(absolute);
+  if (!blobUrl) {
+    blobUrl = URL.createObjectURL(new Blob([`import ${JSON.stringify(absolute)};\n`], { type: 'text/javascript' }));
+    bootstraps.set(absolute, blobUrl);
+  }
+  return new Worker(blobUrl, { type: 'module' });
+}
+// Where an unbundled package keeps a pthread worker's script: beside its .wasm (and index.mjs). A
+// bundle renames both, but serves them from one origin, so the .wasm's origin is the script's.
+const besideWasm = (build) => new URL(`${build}.worker.mjs`, WASM_URLS[`${build}.wasm`]()).href;
+
 const loader = {
   isNode: false,
   glue: async (build) => (await GLUES[build]()).default,
+  glueFile: (build) => `${build}.mjs`,
   wasmSource: (file, userLocateFile) => (userLocateFile ? userUrl(userLocateFile, file) : WASM_URLS[file]().href),
   locateFile: (file, userLocateFile) => (userLocateFile ? userUrl(userLocateFile, file) : file),
-  pthreadWorker: (build, userLocateFile) =>
-    userLocateFile
-      ? new Worker(userUrl(userLocateFile, `${build}.worker.mjs`), { type: 'module' })
-      : PTHREAD_WORKERS[build](),
+  pthreadWorker(build, userLocateFile) {
+    const script = userLocateFile ? userUrl(userLocateFile, `${build}.worker.mjs`) : besideWasm(build);
+    const absolute = otherOrigin(script);
+    if (absolute) return bootstrapWorker(absolute);
+    // Same origin: the literal form, which bundlers follow (they build the worker with its glue).
+    return userLocateFile ? new Worker(script, { type: 'module' }) : PTHREAD_WORKERS[build]();
+  },
+  workerScript: (build, userLocateFile) => {
+    if (userLocateFile) return userUrl(userLocateFile, `${build}.worker.mjs`);
+    const script = besideWasm(build);
+    return otherOrigin(script) ?? `${build}.worker.mjs`; // the bundler's name for it is not known here
+  },
   hardwareThreads: () => (typeof navigator === 'object' && navigator.hardwareConcurrency) || 1,
 };
 

@@ -1,7 +1,7 @@
 // Runs one bundler on the consumer app, as its user would with its default configuration,
 // in a process of its own (Vite is ESM-only; Jest's CommonJS sandbox cannot import it).
 //
-//   node bundle.mjs build <vite|webpack|esbuild|rollup> <consumerDir> <outDir>
+//   node bundle.mjs build <vite|vite-es-worker|webpack|esbuild|rollup> <consumerDir> <outDir>
 //     builds the app into outDir (with an index.html that loads the bundle) and prints one line
 //     "RESULT {json}" with the bundler's warnings; exits 1 with its errors on stderr on failure.
 //   node bundle.mjs dev <consumerDir> [isolated]
@@ -34,18 +34,24 @@ function writePage(consumer, outDir, script) {
   writeFileSync(join(outDir, 'index.html'), page.replace(tag, script));
 }
 
+async function viteBuild(consumer, outDir, config) {
+  const { build, createLogger } = await import('vite');
+  const warnings = [];
+  const logger = createLogger('warn');
+  // Rolldown's PLUGIN_TIMINGS note says how long plugins ran on a slow machine: not about the app.
+  logger.warn = (msg) => { if (!String(msg).includes('[PLUGIN_TIMINGS]')) warnings.push(msg); };
+  logger.warnOnce = logger.warn;
+  await build({ root: consumer, configFile: false, customLogger: logger, build: { outDir, emptyOutDir: true }, ...config });
+  return warnings;
+}
+
 const builders = {
-  async vite(consumer, outDir) {
-    const { build, createLogger } = await import('vite');
-    const warnings = [];
-    const logger = createLogger('warn');
-    // Rolldown's PLUGIN_TIMINGS note says how long plugins ran on a slow machine: not about the app.
-    logger.warn = (msg) => { if (!String(msg).includes('[PLUGIN_TIMINGS]')) warnings.push(msg); };
-    logger.warnOnce = logger.warn;
-    // `vite build` with no config file; only the output folder differs from ./dist.
-    await build({ root: consumer, configFile: false, customLogger: logger, build: { outDir, emptyOutDir: true } });
-    return warnings;
-  },
+  // `vite build` with no config file; only the output folder differs from ./dist.
+  vite: (consumer, outDir) => viteBuild(consumer, outDir, {}),
+
+  // The one line of vite.config.js the README advises for apps whose own workers use the package:
+  // ES module workers, which load the six builds' glues on demand (the default 'iife' inlines all six).
+  'vite-es-worker': (consumer, outDir) => viteBuild(consumer, outDir, { worker: { format: 'es' } }),
 
   async webpack(consumer, outDir) {
     const { default: webpack } = await import('webpack');

@@ -4,6 +4,8 @@
 // Rollup. Each app runs the worked example on the main thread, in a module Web Worker and with
 // threads: 2 in a worker on a cross-origin-isolated page, and is checked against the float64
 // reference. The production bundles must hold no declarations, no .cjs and no Node-only code.
+// Vite builds once more with worker: { format: 'es' } (the README's advice for apps whose own workers
+// use the package), whose worker chunk must load the builds' glues on demand instead of inlining them.
 // Chromium has relaxed SIMD, so there the apps run the relaxed-SIMD builds (their default).
 // Then the scalar fallback: a Chromium and a Node whose V8 refuses WebAssembly SIMD.
 //
@@ -21,7 +23,8 @@ const { serveStatic } = require('./static-server');
 jest.setTimeout(120000);
 
 const BUNDLE = path.join(__dirname, 'bundle.mjs');
-const PRODUCTION = ['vite', 'webpack', 'esbuild', 'rollup'];
+// vite-es-worker: `vite build` with the one option the README advises, worker: { format: 'es' }.
+const PRODUCTION = ['vite', 'vite-es-worker', 'webpack', 'esbuild', 'rollup'];
 // What a browser bundle must not carry: Node's modules, by any of the names glue code uses.
 const NODE_ONLY = [
   'node:fs', 'node:module', 'node:os', 'node:url', 'node:path', 'node:worker_threads',
@@ -214,7 +217,8 @@ describe('Vite dev server (default configuration; COOP/COEP headers added for th
 });
 
 describe.each(PRODUCTION)('%s production build, on an ordinary static host', (bundler) => {
-  test(`${bundler}: builds the app from the tarball with its default configuration, without warnings`, async () => {
+  const configuration = bundler === 'vite-es-worker' ? "worker: { format: 'es' }" : 'its default configuration';
+  test(`${bundler}: builds the app from the tarball with ${configuration}, without warnings`, async () => {
     const { warnings } = resultOf(await builds[bundler], `the ${bundler} build`);
     expect({ bundler, warnings }).toEqual({ bundler, warnings: [] });
   });
@@ -238,6 +242,29 @@ describe.each(PRODUCTION)('%s production build, on an ordinary static host', (bu
     expect({ bundler, wrongKind, nodeOnly }).toEqual({ bundler, wrongKind: [], nodeOnly: [] });
     expect(files.map((f) => f.name)).toContain('index.html');
     expect(files.some((f) => f.name.endsWith('.wasm'))).toBe(true);
+  });
+});
+
+describe('an app whose own worker uses the package, built by Vite (the README\'s worker: { format: \'es\' })', () => {
+  // The app's worker chunk (src/worker.js and what it imports) of a Vite build: { name, size, text }.
+  function workerChunk(bundler) {
+    const chunks = listFiles(outDir(bundler)).filter((f) => /^assets\/worker-[\w-]+\.js$/.test(f.name));
+    expect({ bundler, chunks: chunks.length }).toEqual({ bundler, chunks: 1 });
+    return { ...chunks[0], text: fs.readFileSync(path.join(outDir(bundler), chunks[0].name), 'utf8') };
+  }
+  // A dynamic import of one of the six builds' glue chunks.
+  const GLUE_IMPORT = /import\(\s*[`'"]\.\/wasm-attention-(?:simd|relaxed|scalar)(?:-mt)?-[\w-]+\.js[`'"]\s*\)/g;
+
+  test('with worker.format es the worker chunk loads the six glues on demand and stays small; the default (iife) inlines all six', async () => {
+    await built('vite');
+    await built('vite-es-worker');
+    const lean = workerChunk('vite-es-worker');
+    const inlined = workerChunk('vite');
+    console.log(`the app's worker chunk: ${inlined.size} bytes with Vite's default worker.format, ${lean.size} with 'es'`);
+    expect(new Set(lean.text.match(GLUE_IMPORT)).size).toBe(6);
+    expect(lean.size).toBeLessThan(64 * 1024);
+    expect(inlined.text.match(GLUE_IMPORT)).toBeNull();
+    expect(inlined.size).toBeGreaterThan(3 * lean.size);
   });
 });
 

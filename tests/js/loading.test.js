@@ -49,7 +49,7 @@ describe('choosing a build', () => {
   ])('createAttention(%j) runs simd: %s, threads: %s, with the reference numbers', async (options, simd, threads) => {
     const attn = await createAttention(options);
     // This Node (20) has no relaxed SIMD without its flag: relaxed.test.js covers the relaxed builds.
-    expect(attn.info).toEqual({ version: require('../../package.json').version, simd, relaxedSimd: false, threads });
+    expect(attn.info).toEqual({ version: require('../../package.json').version, simd, relaxedSimd: false, threads, threadsReason: null });
     checkResult(attn.multiHeadAttention(MHA), ref.multiHeadAttention(MHA), mhaDims(MHA), JSON.stringify(options));
     attn.dispose?.();
   });
