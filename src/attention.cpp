@@ -132,7 +132,7 @@ std::size_t attn_mask_offset(const ForwardArgs& a, std::size_t heads, std::size_
 bool key_masked(const ForwardArgs& a, const LayerConfig& c, std::size_t b, std::size_t h, std::size_t i,
                 std::size_t j) {
   const std::size_t pos = a.position_offset + i, window = c.sliding_window;
-  return (a.is_causal && j > pos) || (window && j + window <= pos) ||
+  return (a.is_causal && j > pos) || (window && j <= pos && pos - j >= window) ||
          masks_out(a.attn_mask, attn_mask_offset(a, c.num_heads, b, h, i) + j) ||
          masks_out(a.key_padding_mask, b * a.src_len + j);
 }

@@ -150,3 +150,15 @@ test('a fully masked row stays zeros (not NaN) even when its query is NaN', () =
   expect(Array.from(got.output.subarray(E, 2 * E))).toEqual([0, 0, 0, 0]);
   expect(Array.from(got.weights.subarray(3, 6))).toEqual([0, 0, 0]);
 });
+
+test('slidingWindow: 2**32 − 1 masks no key: a NaN value reaches every row that sees its key (j + w must not wrap)', () => {
+  for (const threads of [1, 2]) {
+    for (const needWeights of [true, false]) {
+      const base = mhaArgs({ seed: 18, tgtLen: 2, embedDim: 4, numHeads: 1, cross: true, slidingWindow: 2 ** 32 - 1, needWeights });
+      const args = { ...base, value: poisoned(base.value, 1 * 4, NaN) }; // key 1's value
+      const got = engines[threads].multiHeadAttention(args);
+      checkAgainstReference(got, args, `threads ${threads}, needWeights ${needWeights}, window 2^32 − 1`);
+      expect(nanRows(got.output, 4)).toEqual([0, 1]);
+    }
+  }
+});

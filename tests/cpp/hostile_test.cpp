@@ -1,0 +1,62 @@
+// Hostile corners found by trying the package as its users would (issue 16): sizes that overflow,
+// windows at the edge of the integer range, rows whose every score is −inf through arithmetic, and
+// the cost of a sliding window.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "attention.h"
+#include "test_util.h"
+
+namespace {
+
+// One head of width 2 whose projections are the identity: the test controls the scores and values.
+struct Identity {
+  std::size_t L, S;
+  std::vector<float> query, key, value, eye = {1, 0, 0, 1};
+  wa::Layer layer;
+
+  Identity(std::size_t l, std::size_t s, std::size_t window) : L(l), S(s), query(2 * l, 0.5f), key(2 * s), value(2 * s) {
+    wa::LayerConfig c = wa_test::layer_config(2, 2, 2, 1, 2, 2, false);
+    c.sliding_window = window;
+    for (std::size_t j = 0; j < S; ++j) {
+      key[2 * j] = 0.1f * static_cast<float>(j % 7);
+      key[2 * j + 1] = -0.2f;
+      value[2 * j] = static_cast<float>(j);
+      value[2 * j + 1] = 1.0f;
+    }
+    wa::LayerWeights w;
+    w.wq = w.wk = w.wv = eye.data();
+    EXPECT_EQ(layer.init(c, w), wa::Status::ok);
+  }
+
+  std::vector<float> run(bool weights, bool causal = false) {
+    std::vector<float> out(2 * L), probs(L * S);
+    wa::ForwardArgs a;
+    a.tgt_len = L;
+    a.src_len = S;
+    a.query = query.data();
+    a.key = key.data();
+    a.value = value.data();
+    a.is_causal = causal;
+    a.scale = 1.0f;
+    a.output = out.data();
+    a.weights = weights ? probs.data() : nullptr;
+    EXPECT_EQ(layer.forward(a), wa::Status::ok);
+    return out;
+  }
+};
+
+// Finding 3: a window as wide as size_t allows masks nothing (pos − j ≥ w never holds); the rule
+// must not compute j + w, which wraps, and then take a NaN value's key out of the rows that see it.
+TEST(Hostile, WidestWindowMasksNoKey) {
+  for (bool weights : {true, false}) {
+    Identity p(2, 2, std::numeric_limits<std::size_t>::max());
+    p.value[2] = p.value[3] = NAN;  // key 1's value
+    const std::vector<float> out = p.run(weights);
+    for (std::size_t k = 0; k < out.size(); ++k) EXPECT_TRUE(std::isnan(out[k])) << "weights " << weights << " at " << k;
+  }
+}
+
+}  // namespace
