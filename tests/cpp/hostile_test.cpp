@@ -33,15 +33,8 @@ struct Identity {
 
   std::vector<float> run(bool weights, bool causal = false) {
     std::vector<float> out(2 * L), probs(L * S);
-    wa::ForwardArgs a;
-    a.tgt_len = L;
-    a.src_len = S;
-    a.query = query.data();
-    a.key = key.data();
-    a.value = value.data();
+    wa::ForwardArgs a = wa_test::forward_args(L, S, query.data(), key.data(), value.data(), 1.0f, out.data());
     a.is_causal = causal;
-    a.scale = 1.0f;
-    a.output = out.data();
     a.weights = weights ? probs.data() : nullptr;
     EXPECT_EQ(layer.forward(a), wa::Status::ok);
     return out;

@@ -33,15 +33,8 @@ struct Small {
   // Output [L, dim]; weights [L, S] into *weights when given (the unfused path), else fused.
   std::vector<float> run(bool causal, std::vector<float>* weights = nullptr) {
     std::vector<float> out(L * dim, -7.0f);
-    wa::ForwardArgs a;
-    a.tgt_len = L;
-    a.src_len = S;
-    a.query = query.data();
-    a.key = key.data();
-    a.value = value.data();
+    wa::ForwardArgs a = wa_test::forward_args(L, S, query.data(), key.data(), value.data(), 0.5f, out.data());
     a.is_causal = causal;
-    a.scale = 0.5f;
-    a.output = out.data();
     if (!padding.empty()) {
       a.key_padding_mask.kind = wa::MaskKind::boolean;
       a.key_padding_mask.data = padding.data();
