@@ -8,7 +8,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
-
 #include <malloc.h>
 
 #include <cstdint>
@@ -22,6 +21,8 @@
 
 namespace {
 
+// One line per group of slots:
+// clang-format off
 #define WA_SLOTS(X)                                                                                  \
   X(status) X(layer)                                                                                 \
   X(q_in) X(k_in) X(v_in) X(num_heads) X(head_dim_qk) X(head_dim_v) X(out_projection)               \
@@ -39,6 +40,7 @@ enum Slot : int {
 #undef WA_ENUM
   slot_count
 };
+// clang-format on
 
 using Wire = const std::uint32_t*;
 
@@ -245,9 +247,11 @@ double layerBytes(std::uintptr_t wire) {
 
 // The figures forwardSizes writes, in this order (doubles: counts can pass 2^32): the name JavaScript
 // reads each by, and its value in the sizes `z`.
+// clang-format off
 #define WA_FORWARD_SIZES(X)                                                                              \
   X(output, z.output) X(weights, z.weights) X(q, z.q) X(k, z.k) X(v, z.v) X(scores, z.scores)          \
       X(scaledScores, z.scores) X(attnOutput, z.attn_output) X(workspaceBytes, z.workspace_bytes)
+// clang-format on
 
 emscripten::val forwardSizeNames() {
   emscripten::val names = emscripten::val::array();

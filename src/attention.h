@@ -71,25 +71,25 @@ struct Mask {
 
 // Optional copies of what happens inside, for teaching (the demo page). Any pointer may be null.
 struct Intermediates {
-  float* q = nullptr;             // [batch, tgt_len, heads·head_dim_qk]
-  float* k = nullptr;             // [batch, src_len, heads·head_dim_qk]
-  float* v = nullptr;             // [batch, src_len, heads·head_dim_v]
-  float* scores = nullptr;        // [batch, heads, tgt_len, src_len], Q·Kᵀ unscaled
-  float* scaled_scores = nullptr; // same shape, scaled and masked (-inf where masked)
-  float* attn_output = nullptr;   // [batch, tgt_len, heads·head_dim_v], before the out projection
+  float* q = nullptr;              // [batch, tgt_len, heads·head_dim_qk]
+  float* k = nullptr;              // [batch, src_len, heads·head_dim_qk]
+  float* v = nullptr;              // [batch, src_len, heads·head_dim_v]
+  float* scores = nullptr;         // [batch, heads, tgt_len, src_len], Q·Kᵀ unscaled
+  float* scaled_scores = nullptr;  // same shape, scaled and masked (-inf where masked)
+  float* attn_output = nullptr;    // [batch, tgt_len, heads·head_dim_v], before the out projection
 };
 
 class KvCache;
 
 struct ForwardArgs {
   std::size_t batch = 1, tgt_len = 0, src_len = 0;  // with a cache, src_len = its length + tgt_len
-  std::size_t position_offset = 0;                   // position of query 0
+  std::size_t position_offset = 0;                  // position of query 0
   KvCache* cache = nullptr;  // K and V then come from query, are appended, and key/value are unused
   const float* query = nullptr;
   const float* key = nullptr;
   const float* value = nullptr;
   Mask attn_mask;
-  Mask key_padding_mask;  // [batch, src_len]
+  Mask key_padding_mask;   // [batch, src_len]
   bool is_causal = false;  // key j > pos(i) is masked
   float scale = 0.0f;
   float* output = nullptr;
@@ -101,7 +101,7 @@ struct ForwardArgs {
 // The sizes of one forward, without its data: what the size functions below need.
 struct ForwardShape {
   std::size_t batch = 1, tgt_len = 0, src_len = 0;
-  bool weights = false;        // attention weights wanted (ForwardArgs::weights non-null)
+  bool weights = false;  // attention weights wanted (ForwardArgs::weights non-null)
   bool average_weights = true;
   bool intermediates = false;  // ForwardArgs::intermediates non-null
   bool cached = false;         // ForwardArgs::cache non-null
@@ -133,8 +133,8 @@ Plan plan_forward(const LayerConfig& config, const ForwardShape& shape);
 // itself (workspace, bytes). The binding checks these against the memory limit before it
 // allocates anything, so the one formula lives here, beside the code that allocates.
 struct ForwardSizes {
-  std::size_t output = 0;   // [batch, tgt_len, out_dim]
-  std::size_t weights = 0;  // 0 when not wanted
+  std::size_t output = 0;                                        // [batch, tgt_len, out_dim]
+  std::size_t weights = 0;                                       // 0 when not wanted
   std::size_t q = 0, k = 0, v = 0, scores = 0, attn_output = 0;  // intermediates; 0 when not wanted
   std::size_t workspace_bytes = 0;
 };

@@ -51,8 +51,8 @@ bool key_masked(const ForwardArgs& a, const LayerConfig& c, std::size_t b, std::
          masks_out(a.key_padding_mask, b * a.src_len + j);
 }
 
-void mask_scores(const ForwardArgs& a, const LayerConfig& c, double slope, std::size_t b, std::size_t h,
-                 std::size_t i, std::size_t j0, float* row, std::size_t n, float scale) {
+void mask_scores(const ForwardArgs& a, const LayerConfig& c, double slope, std::size_t b, std::size_t h, std::size_t i,
+                 std::size_t j0, float* row, std::size_t n, float scale) {
   const std::size_t pos = a.position_offset + i;
   if (scale != 1.0f) scale_row(row, n, scale);
   if (slope != 0.0) {

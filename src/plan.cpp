@@ -1,11 +1,12 @@
 // The plan of a forward (fused or not, all heads at once or one at a time, on how many workers) and
 // the sizes the caller allocates for it, both from the shape alone.
+#include "plan.h"
+
 #include <algorithm>
 
 #include "attention.h"
 #include "kernels/f32-gemm.h"
 #include "parallel.h"
-#include "plan.h"
 #include "scratch.h"
 
 namespace wa {
@@ -25,7 +26,8 @@ double all_heads_floats(const LayerConfig& c, const ForwardShape& f) {
 // Multiply-adds of a forward: projections, scores and P·V, out projection.
 double forward_macs(const LayerConfig& c, const ForwardShape& f) {
   const double L = static_cast<double>(f.tgt_len), S = static_cast<double>(f.src_len);
-  const double kv_rows = f.cached ? L : S, H = static_cast<double>(c.num_heads), dk = static_cast<double>(c.head_dim_qk);
+  const double kv_rows = f.cached ? L : S, H = static_cast<double>(c.num_heads),
+               dk = static_cast<double>(c.head_dim_qk);
   const double num_kv_heads = static_cast<double>(c.num_kv_heads);
   return static_cast<double>(f.batch) *
          (L * c.q_in * H * dk + kv_rows * (c.k_in * num_kv_heads * dk + c.v_in * num_kv_heads * c.head_dim_v) +

@@ -131,7 +131,8 @@ void Layer::project_value(const ForwardArgs& a, std::size_t b, std::size_t g, st
 }
 
 // What query head h's attention reads (the heads of `r` in the scratch).
-HeadView Layer::view_of(const ForwardArgs& a, std::size_t b, std::size_t h, const HeadRange& r, const Scratch& s) const {
+HeadView Layer::view_of(const ForwardArgs& a, std::size_t b, std::size_t h, const HeadRange& r,
+                        const Scratch& s) const {
   const LayerConfig& c = config_;
   const std::size_t g = kv_head_of(c, h), slot = g - r.g0;
   const std::size_t kv_rows = a.cache ? a.tgt_len : a.src_len;

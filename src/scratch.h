@@ -15,9 +15,11 @@
 namespace wa {
 
 // The pieces, in the order the arena holds them (what each holds: scratch_sizes).
-#define WA_SCRATCH_PIECES(X)                                                                                 \
-  X(q) X(k) X(v) X(packed_k) X(packed_v) X(kv_flags) X(scores) X(block_out) X(out_rows) X(attn_rows) \
-      X(head_rows) X(rope_q) X(rope_k)
+// clang-format off
+#define WA_SCRATCH_PIECES(X) \
+  X(q) X(k) X(v) X(packed_k) X(packed_v) X(kv_flags) X(scores) X(block_out) X(out_rows) X(attn_rows) X(head_rows) \
+  X(rope_q) X(rope_k)
+// clang-format on
 
 // Floats of each piece.
 struct ScratchSizes {

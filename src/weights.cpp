@@ -30,8 +30,8 @@ std::size_t projection_floats(std::size_t heads, std::size_t width, std::size_t 
 
 // Allocates a projection's panels (packed later by pack_weights) and copies its bias; a borrowed
 // projection keeps a pointer to its weights instead of panels.
-Status allocate_projection(Layer::Projection& p, const float* w, const float* b, std::size_t heads,
-                           std::size_t width, std::size_t in, bool borrow) {
+Status allocate_projection(Layer::Projection& p, const float* w, const float* b, std::size_t heads, std::size_t width,
+                           std::size_t in, bool borrow) {
   p.width = width;
   p.in = in;
   p.head_stride = borrow ? width * in : packed_panel_floats(width, in);
@@ -75,8 +75,8 @@ void pack_weights(const PackJob* jobs, std::size_t count) {
 
 bool valid_config(const LayerConfig& c, const LayerWeights& w) {
   return c.q_in && c.k_in && c.v_in && c.num_heads && c.head_dim_qk && c.head_dim_v && w.wq && w.wk && w.wv &&
-         (!c.out_projection || w.wo) && c.num_kv_heads && c.num_heads % c.num_kv_heads == 0 &&
-         c.rope.dim % 2 == 0 && c.rope.dim <= c.head_dim_qk && (!c.rope.dim || c.rope.base > 0.0);
+         (!c.out_projection || w.wo) && c.num_kv_heads && c.num_heads % c.num_kv_heads == 0 && c.rope.dim % 2 == 0 &&
+         c.rope.dim <= c.head_dim_qk && (!c.rope.dim || c.rope.base > 0.0);
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ struct Identity {
   std::vector<float> query, key, value, eye = {1, 0, 0, 1};
   wa::Layer layer;
 
-  Identity(std::size_t l, std::size_t s, std::size_t window) : L(l), S(s), query(2 * l, 0.5f), key(2 * s), value(2 * s) {
+  Identity(std::size_t l, std::size_t s, std::size_t window)
+      : L(l), S(s), query(2 * l, 0.5f), key(2 * s), value(2 * s) {
     wa::LayerConfig c = wa_test::layer_config(2, 2, 2, 1, 2, 2, false);
     c.sliding_window = window;
     for (std::size_t j = 0; j < S; ++j) {
@@ -48,7 +49,8 @@ TEST(Hostile, WidestWindowMasksNoKey) {
     Identity p(2, 2, std::numeric_limits<std::size_t>::max());
     p.value[2] = p.value[3] = NAN;  // key 1's value
     const std::vector<float> out = p.run(weights);
-    for (std::size_t k = 0; k < out.size(); ++k) EXPECT_TRUE(std::isnan(out[k])) << "weights " << weights << " at " << k;
+    for (std::size_t k = 0; k < out.size(); ++k)
+      EXPECT_TRUE(std::isnan(out[k])) << "weights " << weights << " at " << k;
   }
 }
 

@@ -29,8 +29,8 @@ inline ::testing::AssertionResult all_close(const std::vector<float>& got, const
   for (std::size_t i = 0; i < got.size(); ++i) {
     const double tol = 1e-4 + 1e-4 * std::fabs(ref[i]);
     if (!(std::fabs(got[i] - ref[i]) <= tol))
-      return ::testing::AssertionFailure() << label << ": first bad index " << i << " got " << got[i]
-                                           << " expected " << ref[i];
+      return ::testing::AssertionFailure()
+             << label << ": first bad index " << i << " got " << got[i] << " expected " << ref[i];
   }
   return ::testing::AssertionSuccess();
 }
