@@ -241,9 +241,7 @@ void destroyKvCache(std::uintptr_t handle) { delete reinterpret_cast<wa::KvCache
 
 // Sizes the wrapper checks against the memory limit before it allocates (from the layer and
 // forward sizes staged in the wire; no pointer is read). Counts in floats, the rest in bytes.
-double layerBytes(std::uintptr_t wire) {
-  return static_cast<double>(wa::Layer::weights_bytes(layer_config(reinterpret_cast<Wire>(wire))));
-}
+double layerBytes(std::uintptr_t wire) { return wa::Layer::weights_bytes(layer_config(reinterpret_cast<Wire>(wire))); }
 
 // The figures forwardSizes writes, in this order (doubles: counts can pass 2^32): the name JavaScript
 // reads each by, and its value in the sizes `z`.

@@ -131,12 +131,14 @@ Plan plan_forward(const LayerConfig& config, const ForwardShape& shape);
 
 // What a caller allocates for one forward (counts in floats) and what the forward allocates
 // itself (workspace, bytes). The binding checks these against the memory limit before it
-// allocates anything, so the one formula lives here, beside the code that allocates.
+// allocates anything, so the one formula lives here, beside the code that allocates. Counted in
+// double (exact below 2^53): in wasm32 a size_t wraps at 2^32, and a wrapped size would pass the
+// check and be allocated short.
 struct ForwardSizes {
-  std::size_t output = 0;                                        // [batch, tgt_len, out_dim]
-  std::size_t weights = 0;                                       // 0 when not wanted
-  std::size_t q = 0, k = 0, v = 0, scores = 0, attn_output = 0;  // intermediates; 0 when not wanted
-  std::size_t workspace_bytes = 0;
+  double output = 0;                                        // [batch, tgt_len, out_dim]
+  double weights = 0;                                       // 0 when not wanted
+  double q = 0, k = 0, v = 0, scores = 0, attn_output = 0;  // intermediates; 0 when not wanted
+  double workspace_bytes = 0;
 };
 
 struct Scratch;
@@ -163,10 +165,10 @@ class Layer {
   const LayerConfig& config() const { return config_; }
 
   // Bytes init allocates for the packed weights of a layer of this configuration.
-  static std::size_t weights_bytes(const LayerConfig& config);
+  static double weights_bytes(const LayerConfig& config);
   // Bytes forward allocates (its scratch) on this plan.
-  static std::size_t workspace_bytes(const LayerConfig& config, const ForwardShape& shape, const Plan& plan);
-  static std::size_t workspace_bytes(const LayerConfig& config, const ForwardShape& shape) {
+  static double workspace_bytes(const LayerConfig& config, const ForwardShape& shape, const Plan& plan);
+  static double workspace_bytes(const LayerConfig& config, const ForwardShape& shape) {
     return workspace_bytes(config, shape, plan_forward(config, shape));
   }
   static ForwardSizes forward_sizes(const LayerConfig& config, const ForwardShape& shape, const Plan& plan);

@@ -66,12 +66,13 @@ Plan plan_forward(const LayerConfig& c, const ForwardShape& f) {
   return p;
 }
 
-std::size_t Layer::workspace_bytes(const LayerConfig& c, const ForwardShape& f, const Plan& p) {
+double Layer::workspace_bytes(const LayerConfig& c, const ForwardShape& f, const Plan& p) {
   return arena_floats(scratch_sizes(c, f, p)) * sizeof(float);
 }
 
 ForwardSizes Layer::forward_sizes(const LayerConfig& c, const ForwardShape& f, const Plan& p) {
-  const std::size_t B = f.batch, L = f.tgt_len, S = f.src_len, H = c.num_heads;
+  const double B = static_cast<double>(f.batch), L = static_cast<double>(f.tgt_len), S = static_cast<double>(f.src_len);
+  const double H = static_cast<double>(c.num_heads);
   ForwardSizes z;
   z.output = B * L * c.output_width();
   z.weights = f.weights ? B * (f.average_weights ? 1 : H) * L * S : 0;

@@ -21,15 +21,15 @@ namespace wa {
   X(rope_q) X(rope_k)
 // clang-format on
 
-// Floats of each piece.
+// Floats of each piece (in double: a size that passes size_t is refused, never wrapped).
 struct ScratchSizes {
-#define WA_SCRATCH_SIZE(name) std::size_t name = 0;
+#define WA_SCRATCH_SIZE(name) double name = 0;
   WA_SCRATCH_PIECES(WA_SCRATCH_SIZE)
 #undef WA_SCRATCH_SIZE
 };
 
 ScratchSizes scratch_sizes(const LayerConfig& config, const ForwardShape& shape, const Plan& plan);
-std::size_t arena_floats(const ScratchSizes& sizes);
+double arena_floats(const ScratchSizes& sizes);
 
 // One flag per 16 K/V rows (projection tasks start at multiples of 16): set when a value row there
 // holds a NaN or ±Inf. Each task writes only its own flags, so no two threads write one.

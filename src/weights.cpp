@@ -23,9 +23,11 @@ constexpr std::size_t kMinParallelPack = 1 << 16;
 // the panels save (4 tokens of 512 or 768 inputs: 1.5–1.7× faster; of 256, the panels win).
 constexpr std::size_t kBorrowInputsPerRow = 128;
 
-// Floats of one packed projection: the panels of every head, then the bias.
-std::size_t projection_floats(std::size_t heads, std::size_t width, std::size_t in) {
-  return packed_panel_floats(width, in) * heads + heads * width;
+// Floats of one packed projection: the panels of every head, then the bias (in double, as the
+// forward's sizes: nothing wraps where size_t has 32 bits).
+double projection_floats(std::size_t heads, std::size_t width, std::size_t in) {
+  const double panel_rows = static_cast<double>(ceil_div(width, kPanelWidth) * kPanelWidth);
+  return panel_rows * static_cast<double>(in) * static_cast<double>(heads) + static_cast<double>(heads * width);
 }
 
 // Allocates a projection's panels (packed later by pack_weights) and copies its bias; a borrowed
@@ -36,7 +38,7 @@ Status allocate_projection(Layer::Projection& p, const float* w, const float* b,
   p.in = in;
   p.head_stride = borrow ? width * in : packed_panel_floats(width, in);
   p.rows = borrow ? w : nullptr;
-  const std::size_t panels = projection_floats(heads, width, in) - heads * width;
+  const std::size_t panels = packed_panel_floats(width, in) * heads;
   if ((!borrow && !p.packed.allocate(panels)) || !p.bias.allocate(heads * width)) return Status::out_of_memory;
   for (std::size_t i = 0; i < heads * width; ++i) p.bias.get()[i] = b ? b[i] : 0.0f;
   return Status::ok;
@@ -90,12 +92,12 @@ void project_cols(const Layer::Projection& p, std::size_t h, std::size_t c0, std
     gemm_packed(rows, cols, p.in, x, p.in, p.packed.get() + h * p.head_stride + c0 * p.in, p.in, bias, out, ldo);
 }
 
-std::size_t Layer::weights_bytes(const LayerConfig& c) {
+double Layer::weights_bytes(const LayerConfig& c) {
   const std::size_t h = c.num_heads, kv = c.num_kv_heads;
-  std::size_t floats = projection_floats(h, c.head_dim_qk, c.q_in) + projection_floats(kv, c.head_dim_qk, c.k_in) +
-                       projection_floats(kv, c.head_dim_v, c.v_in);
+  double floats = projection_floats(h, c.head_dim_qk, c.q_in) + projection_floats(kv, c.head_dim_qk, c.k_in) +
+                  projection_floats(kv, c.head_dim_v, c.v_in);
   if (c.out_projection) floats += projection_floats(1, c.output_width(), c.attn_width());
-  if (c.alibi) floats += aligned_floats(h);
+  if (c.alibi) floats += static_cast<double>(aligned_floats(h));
   return floats * sizeof(float);
 }
 

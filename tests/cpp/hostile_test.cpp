@@ -55,3 +55,25 @@ TEST(Hostile, WidestWindowMasksNoKey) {
 }
 
 }  // namespace
+
+// Finding 1: the sizes are counted so that nothing wraps (in wasm32, size_t stops at 2^32): a forward
+// whose results or scratch pass what size_t holds reports its real size, which the binding refuses
+// before it allocates anything.
+TEST(Hostile, SizesPastSizeTDoNotWrap) {
+  const wa::LayerConfig c = wa_test::layer_config(64, 64, 64, 64, 1, 1, true);
+  wa::ForwardShape f;
+  f.batch = std::size_t{1} << 40;
+  f.tgt_len = f.src_len = std::size_t{1} << 20;
+  f.weights = true;
+  f.average_weights = false;
+  f.intermediates = true;
+  const wa::ForwardSizes z = wa::Layer::forward_sizes(c, f);
+  EXPECT_EQ(z.weights, std::ldexp(1.0, 40 + 6 + 20 + 20));
+  EXPECT_EQ(z.scores, std::ldexp(1.0, 40 + 6 + 20 + 20));
+  EXPECT_EQ(z.output, std::ldexp(1.0, 40 + 20 + 6));
+  // Scratch: K/V rows of 2^62 keys.
+  f = wa::ForwardShape();
+  f.tgt_len = 1;
+  f.src_len = std::size_t{1} << 62;
+  EXPECT_GE(wa::Layer::forward_sizes(c, f).workspace_bytes, std::ldexp(1.0, 62 + 2));
+}
