@@ -18,25 +18,30 @@ namespace {
 // The running state of a block's rows.
 struct RunningRows {
   float max[kRowBlock], sum[kRowBlock];
-  bool attends[kRowBlock];  // per tile: false when the row's keys so far are all masked
+  bool attends[kRowBlock];  // per tile: false when the row's scores so far are all −inf
+  // A key not masked scored −inf (through arithmetic): if no score of the row is finite, the row is
+  // NaN as in float64 (exp(−inf − (−inf))), where a row whose every key is masked is zeros.
+  bool unmasked_inf[kRowBlock];
 };
 
 // Folds one tile of row r's masked scores into its running max and sum: the scores become
-// exp(score − max), and the row's output so far is rescaled when the max grows.
-void fold_tile(float* row, std::size_t tk, RunningRows& run, std::size_t r, float* out_row, std::size_t dv) {
+// exp(score − max), and the row's output so far is rescaled when the max grows. Returns false when
+// every score of the row so far is −inf.
+bool fold_tile(float* row, std::size_t tk, RunningRows& run, std::size_t r, float* out_row, std::size_t dv) {
   const float new_max = std::fmax(run.max[r], row_max(row, tk));
   if (new_max == -INFINITY) {
-    // Every key so far masked: this tile adds nothing, unless a score is NaN (the max skips it).
+    // This tile adds nothing, unless a score is NaN (the max skips it).
     const bool nan = has_nan(row, tk);
     if (nan) run.sum[r] = NAN;
     run.attends[r] = nan;
     std::fill(row, row + tk, nan ? NAN : 0.0f);
-    return;
+    return nan;
   }
   const float rescale = run.max[r] == -INFINITY ? 0.0f : std::exp(run.max[r] - new_max);
   run.sum[r] = run.sum[r] * rescale + exp_minus_max_sum(row, tk, new_max);
   if (rescale != 1.0f) scale_row(out_row, dv, rescale);
   run.max[r] = new_max;
+  return true;
 }
 
 }  // namespace
@@ -52,6 +57,7 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
   std::fill(out, out + rows * dv, 0.0f);
   std::fill(run.max, run.max + rows, -INFINITY);
   std::fill(run.sum, run.sum + rows, 0.0f);
+  std::fill(run.unmasked_inf, run.unmasked_inf + rows, false);
   for (std::size_t j0 = keys.first; j0 < keys.end; j0 += kKeyTile) {
     const std::size_t tk = std::min(kKeyTile, keys.end - j0);
     gemm_packed(rows, tk, dk, view.q + br.i0 * dk, dk, view.keys_packed + j0 * dk, dk, nullptr, tile, kKeyTile);
@@ -64,7 +70,8 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
         continue;
       }
       mask_scores(a, c, c.alibi ? alibi_.get()[h] : 0.0, b, h, br.query(r), j0, row, tk, 1.0f);
-      fold_tile(row, tk, run, r, out + r * dv, dv);
+      if (!fold_tile(row, tk, run, r, out + r * dv, dv) && !run.unmasked_inf[r])
+        run.unmasked_inf[r] = !keys_masked(a, c, b, h, br.query(r), j0, tk);
     }
     gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, view.values_packed + j0 * kPanelWidth, view.values_ld, out,
                            dv);
@@ -72,7 +79,8 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
   }
   for (std::size_t r = 0; r < rows; ++r) {
     // A query whose every key is masked attends to nothing: zeros, not 0/0. A NaN sum stays NaN.
-    const float inv = run.sum[r] == 0.0f ? 0.0f : 1.0f / run.sum[r];
+    const float none = run.unmasked_inf[r] ? NAN : 0.0f;
+    const float inv = run.sum[r] == 0.0f ? none : 1.0f / run.sum[r];
     float* dst = attn_out + br.query(r) * H * dv + br.head(r) * dv;
     for (std::size_t d = 0; d < dv; ++d) dst[d] = out[r * dv + d] * inv;
   }

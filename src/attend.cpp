@@ -79,6 +79,11 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
     mask_scores(a, c, slope, b, h, i, first, row + first, n, record.score_scale(a.scale));
     record.scaled_scores(b, h, i, row, keys);
     attends[r] = softmax_row(row + first, n);
+    // Every score −inf, yet a key is left: −inf through arithmetic, NaN as in float64 (not masked).
+    if (!attends[r] && !keys_masked(a, c, b, h, i, first, n)) {
+      std::fill_n(row + first, n, NAN);
+      attends[r] = true;
+    }
     if (a.weights) store_weights(a, b, h, i, row, first, keys.end, s.head_rows);
   }
   float* out = attn_out + i0 * width_v + h * dv;

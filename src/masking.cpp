@@ -43,12 +43,13 @@ KeyRange visible_keys(const ForwardArgs& a, const LayerConfig& c, std::size_t i)
   return {first, a.is_causal ? std::min(a.src_len, pos + 1) : a.src_len};
 }
 
-bool key_masked(const ForwardArgs& a, const LayerConfig& c, std::size_t b, std::size_t h, std::size_t i,
-                std::size_t j) {
+bool keys_masked(const ForwardArgs& a, const LayerConfig& c, std::size_t b, std::size_t h, std::size_t i,
+                 std::size_t j0, std::size_t n) {
   const KeyRange visible = visible_keys(a, c, i);
-  return j < visible.first || j >= visible.end ||
-         masks_out(a.attn_mask, attn_mask_offset(a, c.num_heads, b, h, i) + j) ||
-         masks_out(a.key_padding_mask, b * a.src_len + j);
+  const std::size_t attn = attn_mask_offset(a, c.num_heads, b, h, i), padding = b * a.src_len;
+  for (std::size_t j = std::max(j0, visible.first); j < std::min(j0 + n, visible.end); ++j)
+    if (!masks_out(a.attn_mask, attn + j) && !masks_out(a.key_padding_mask, padding + j)) return false;
+  return true;
 }
 
 void mask_scores(const ForwardArgs& a, const LayerConfig& c, double slope, std::size_t b, std::size_t h, std::size_t i,

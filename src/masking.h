@@ -14,9 +14,14 @@ namespace wa {
 // j ≤ pos(i) (causal) and pos(i) − j < w (windowed), with pos(i) = position_offset + i.
 KeyRange visible_keys(const ForwardArgs& args, const LayerConfig& config, std::size_t i);
 
-// Whether key j is masked for query i of head h, batch element b (what mask_scores sets to −inf).
-bool key_masked(const ForwardArgs& args, const LayerConfig& config, std::size_t b, std::size_t h, std::size_t i,
-                std::size_t j);
+// Whether every key of [j0, j0 + n) is masked for query i of head h, batch element b (what
+// mask_scores sets to −inf whatever the score).
+bool keys_masked(const ForwardArgs& args, const LayerConfig& config, std::size_t b, std::size_t h, std::size_t i,
+                 std::size_t j0, std::size_t n);
+inline bool key_masked(const ForwardArgs& args, const LayerConfig& config, std::size_t b, std::size_t h, std::size_t i,
+                       std::size_t j) {
+  return keys_masked(args, config, b, h, i, j, 1);
+}
 
 // Query i's scores against keys [j0, j0 + n), in place: scaled, ALiBi's slope·(j − pos(i)) added,
 // then the attention mask, the key padding mask, causality and the window applied: bool → −inf,
