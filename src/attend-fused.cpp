@@ -75,7 +75,8 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
     }
     gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, view.values_packed + j0 * kPanelWidth, view.values_ld, out,
                            dv);
-    if (view.nonfinite) add_nonfinite_values(a, b, br, view, j0, tk, tile, kKeyTile, run.attends, out, dv);
+    if (view.nonfinite({j0, j0 + tk}))
+      add_nonfinite_values(a, b, br, view, j0, tk, tile, kKeyTile, run.attends, out, dv);
   }
   for (std::size_t r = 0; r < rows; ++r) {
     // A query whose every key is masked attends to nothing: zeros, not 0/0. A NaN sum stays NaN.

@@ -89,7 +89,7 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
   float* out = attn_out + i0 * width_v + h * dv;
   gemm_packed(rows, dv, n, block_scores + first, S, view.values_packed + first * kPanelWidth, view.values_ld, nullptr,
               out, width_v);
-  if (view.nonfinite)
+  if (view.nonfinite(keys))
     add_nonfinite_values(a, b, head_block(h, blk, L), view, first, n, block_scores + first, S, attends, out, width_v);
 }
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "attention.h"
+#include "kernels/f32-gemm.h"
 #include "plan.h"
 
 namespace wa {
@@ -36,7 +38,17 @@ struct HeadView {
   const float* values_packed = nullptr;
   std::size_t values_ld = 0;      // rows of each packed value panel
   const float* values = nullptr;  // [src_len, head_dim_v] rows, for non-finite values
-  bool nonfinite = false;         // some value row holds a NaN or ±Inf (its packed copy is zeros)
+  const float* flags = nullptr;   // the K/V head's flags in the scratch (see flag_count); null with a cache
+  bool cached_nonfinite = false;  // with a cache: some value row it holds is not finite
+
+  // Whether a value row of `keys` holds a NaN or ±Inf (its packed copy is then zeros). Only the flags
+  // of those keys are read, so a block's check costs its key range and a windowed forward O(L·w).
+  bool nonfinite(KeyRange keys) const {
+    if (!flags) return cached_nonfinite;
+    for (std::size_t f = keys.first / kPanelWidth; f < ceil_div(keys.end, kPanelWidth); ++f)
+      if (flags[f] != 0.0f) return true;
+    return false;
+  }
 };
 
 // The query rows of one attention block: rows [i0, i0 + rows) of head h, or, stacked (a grouped-query

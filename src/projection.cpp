@@ -123,7 +123,7 @@ void Layer::project_value(const ForwardArgs& a, std::size_t b, std::size_t g, st
   pack_rows(v, rows, dv, dv, store.values_packed + j * kPanelWidth, store.values_ld);
   for (std::size_t i = 0; i < rows; ++i) {
     if (all_finite(v + i * dv, dv)) continue;
-    s.kv_flags[slot * flag_count(a.cache ? a.tgt_len : a.src_len) + r0 / kPanelWidth] = 1.0f;
+    s.kv_flags[slot * flag_count(a.cache ? a.tgt_len : a.src_len) + (r0 + i) / kPanelWidth] = 1.0f;
     for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
       std::fill_n(store.values_packed + p0 * store.values_ld + (j + i) * kPanelWidth, kPanelWidth, 0.0f);
   }
@@ -144,7 +144,10 @@ HeadView Layer::view_of(const ForwardArgs& a, std::size_t b, std::size_t h, cons
   view.values_packed = store.values_packed;
   view.values_ld = store.values_ld;
   view.values = store.value_rows;
-  view.nonfinite = a.cache ? a.cache->nonfinite_.get()[b * c.num_kv_heads + g] != 0.0f : flagged(s, slot, kv_rows);
+  if (a.cache)
+    view.cached_nonfinite = a.cache->nonfinite_.get()[b * c.num_kv_heads + g] != 0.0f;
+  else
+    view.flags = s.kv_flags + slot * flag_count(kv_rows);
   return view;
 }
 

@@ -1,12 +1,14 @@
 // Hostile corners found by trying the package as its users would (issue 16): sizes that overflow,
 // windows at the edge of the integer range, rows whose every score is −inf through arithmetic, and
 // the cost of a sliding window.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 #include "attention.h"
+#include "heads.h"
 #include "test_util.h"
 
 namespace {
@@ -76,4 +78,31 @@ TEST(Hostile, SizesPastSizeTDoNotWrap) {
   f.tgt_len = 1;
   f.src_len = std::size_t{1} << 62;
   EXPECT_GE(wa::Layer::forward_sizes(c, f).workspace_bytes, std::ldexp(1.0, 62 + 2));
+}
+
+// Finding 9: a block asks whether its keys hold a non-finite value from their flags alone (one per
+// 16 keys), not from every flag of the head: a windowed forward then costs O(L·w), not O(L·S/16)
+// per block. Here every flag outside the asked range is set, so a scan past it would answer true.
+TEST(Hostile, NonFiniteCheckReadsOnlyTheAttendedKeysFlags) {
+  std::vector<float> flags(1000, 1.0f);
+  const wa::KeyRange keys{320, 400};  // flags 20 … 24
+  std::fill(flags.begin() + 20, flags.begin() + 25, 0.0f);
+  wa::HeadView view;
+  view.flags = flags.data();
+  EXPECT_FALSE(view.nonfinite(keys));
+  flags[24] = 1.0f;  // keys 384 … 399
+  EXPECT_TRUE(view.nonfinite(keys));
+  EXPECT_TRUE(view.nonfinite({0, 16}));
+}
+
+// And a windowed forward over many key tiles still gives NaN exactly where a value the window
+// leaves to a row is NaN, on both paths.
+TEST(Hostile, WindowedNaNValueReachesOnlyTheRowsThatSeeIt) {
+  for (bool weights : {true, false}) {
+    Identity p(700, 700, 16);
+    p.value[2 * 600] = NAN;  // key 600: rows 600 … 615 see it (causal, window 16)
+    const std::vector<float> out = p.run(weights, true);
+    for (std::size_t i = 0; i < 700; ++i)
+      ASSERT_EQ(std::isnan(out[2 * i]), i >= 600 && i < 616) << "weights " << weights << " row " << i;
+  }
 }
