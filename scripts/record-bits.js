@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// Records tests/fixtures/bits.json: the sha256 of every array of every case of tests/js/bits-cases.js
+// Records tests/fixtures/bits/hashes.json: the sha256 of every array of every case of tests/js/bits-cases.js
 // on every build at each of its thread counts, from the dist/ built now. Run it only on a tree
 // whose numbers are known good (before a refactor that must not change one bit), then commit the
 // file: tests/js/bits.test.js compares every later build against it.
@@ -9,7 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const { BUILDS, runBuild } = require('../tests/js/bits-run');
 
-const FIXTURE = path.join(__dirname, '..', 'tests', 'fixtures', 'bits.json');
+const FIXTURE = path.join(__dirname, '..', 'tests', 'fixtures', 'bits', 'hashes.json');
 
 const recorded = {};
 for (const [build, { threads }] of Object.entries(BUILDS)) {

@@ -2,7 +2,7 @@
 // The bit-identity cases: a fixed set of seeded calls that reach every path of the core (both
 // attention paths, both plans, the borrowed one-shot path, teaching copies, decoder features, KV
 // caches, non-finite values, parallel shapes), and the sha256 of every array each returns. The
-// hashes of every build at 1 and 2 threads are recorded in tests/fixtures/bits.json by
+// hashes of every build at 1 and 2 threads are recorded in tests/fixtures/bits/hashes.json by
 // scripts/record-bits.js; bits.test.js recomputes them, so a refactor that changes one bit anywhere
 // is named by case and build.
 //

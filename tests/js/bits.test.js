@@ -1,5 +1,5 @@
 'use strict';
-// Every build at 1 and 2 threads gives, bit for bit, the outputs recorded in tests/fixtures/bits.json
+// Every build at 1 and 2 threads gives, bit for bit, the outputs recorded in tests/fixtures/bits/hashes.json
 // (scripts/record-bits.js, on the tree before the core was split into files by job): a change meant
 // to keep the numbers keeps every bit of them, on every path (tests/js/bits-cases.js).
 const fs = require('fs');
@@ -7,7 +7,7 @@ const path = require('path');
 const { BUILDS, runBuild } = require('./bits-run');
 const { CASES } = require('./bits-cases');
 
-const RECORDED = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'bits.json'), 'utf8'));
+const RECORDED = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'bits', 'hashes.json'), 'utf8'));
 const RUNS = Object.entries(BUILDS).flatMap(([build, { threads }]) => threads.map((t) => [build, t]));
 
 test('the fixture holds every build, thread count and case', () => {
