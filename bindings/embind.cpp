@@ -8,7 +8,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
-
 #include <malloc.h>
 
 #include <cstdint>
@@ -22,6 +21,8 @@
 
 namespace {
 
+// One line per group of slots:
+// clang-format off
 #define WA_SLOTS(X)                                                                                  \
   X(status) X(layer)                                                                                 \
   X(q_in) X(k_in) X(v_in) X(num_heads) X(head_dim_qk) X(head_dim_v) X(out_projection)               \
@@ -39,6 +40,7 @@ enum Slot : int {
 #undef WA_ENUM
   slot_count
 };
+// clang-format on
 
 using Wire = const std::uint32_t*;
 
@@ -98,6 +100,34 @@ wa::LayerWeights layer_weights(Wire w) {
   return weights;
 }
 
+bool same(const wa::LayerConfig& x, const wa::LayerConfig& y) {
+  return x.q_in == y.q_in && x.k_in == y.k_in && x.v_in == y.v_in && x.num_heads == y.num_heads &&
+         x.head_dim_qk == y.head_dim_qk && x.head_dim_v == y.head_dim_v && x.out_projection == y.out_projection &&
+         x.num_kv_heads == y.num_kv_heads && x.out_dim == y.out_dim && x.rope.dim == y.rope.dim &&
+         x.rope.base == y.rope.base && x.rope.interleaved == y.rope.interleaved && x.alibi == y.alibi &&
+         x.sliding_window == y.sliding_window;
+}
+
+bool same(const wa::ForwardShape& x, const wa::ForwardShape& y) {
+  return x.batch == y.batch && x.tgt_len == y.tgt_len && x.src_len == y.src_len && x.weights == y.weights &&
+         x.average_weights == y.average_weights && x.intermediates == y.intermediates && x.cached == y.cached;
+}
+
+// The wrapper asks a forward's sizes (to budget its memory), then makes the call with the same layer
+// and shape: the plan made for the sizes is kept, and the call runs on it instead of planning again.
+struct Planned {
+  wa::LayerConfig config;
+  wa::ForwardShape shape;
+  int threads = 0;
+  wa::Plan plan;
+} planned;
+
+const wa::Plan& plan_of(const wa::LayerConfig& config, const wa::ForwardShape& shape) {
+  if (!same(planned.config, config) || !same(planned.shape, shape) || planned.threads != wa::thread_count())
+    planned = {config, shape, wa::thread_count(), wa::plan_forward(config, shape)};
+  return planned.plan;
+}
+
 wa::Status init_layer(Wire w, wa::Layer& layer) { return layer.init(layer_config(w), layer_weights(w)); }
 
 // A one-shot call's weights stay in the heap for the whole call: a few rows read them in place.
@@ -141,7 +171,7 @@ int forward(Wire w, const wa::Layer& layer) {
   inter.attn_output = ptr<float>(w, slot_i_attn_output);
   const bool any = inter.q || inter.k || inter.v || inter.scores || inter.scaled_scores || inter.attn_output;
   a.intermediates = any ? &inter : nullptr;
-  return static_cast<int>(layer.forward(a));
+  return static_cast<int>(layer.forward(a, plan_of(layer.config(), wa::shape_of(a))));
 }
 
 // One-shot call: pack the weights (or, for a few rows, read them in place), run, free. Both public
@@ -211,17 +241,19 @@ void destroyKvCache(std::uintptr_t handle) { delete reinterpret_cast<wa::KvCache
 
 // Sizes the wrapper checks against the memory limit before it allocates (from the layer and
 // forward sizes staged in the wire; no pointer is read). Counts in floats, the rest in bytes.
-double layerBytes(std::uintptr_t wire) {
-  return static_cast<double>(wa::Layer::weights_bytes(layer_config(reinterpret_cast<Wire>(wire))));
-}
+double layerBytes(std::uintptr_t wire) { return wa::Layer::weights_bytes(layer_config(reinterpret_cast<Wire>(wire))); }
 
-// The figures forwardSizes writes, in this order (doubles: counts can pass 2^32).
-#define WA_FORWARD_SIZES(X) \
-  X(output) X(weights) X(q) X(k) X(v) X(scores) X(scaledScores) X(attnOutput) X(workspaceBytes)
+// The figures forwardSizes writes, in this order (doubles: counts can pass 2^32): the name JavaScript
+// reads each by, and its value in the sizes `z`.
+// clang-format off
+#define WA_FORWARD_SIZES(X)                                                                              \
+  X(output, z.output) X(weights, z.weights) X(q, z.q) X(k, z.k) X(v, z.v) X(scores, z.scores)          \
+      X(scaledScores, z.scores) X(attnOutput, z.attn_output) X(workspaceBytes, z.workspace_bytes)
+// clang-format on
 
 emscripten::val forwardSizeNames() {
   emscripten::val names = emscripten::val::array();
-#define WA_PUSH(name) names.call<void>("push", std::string(#name));
+#define WA_PUSH(name, value) names.call<void>("push", std::string(#name));
   WA_FORWARD_SIZES(WA_PUSH)
 #undef WA_PUSH
   return names;
@@ -231,11 +263,11 @@ emscripten::val forwardSizeNames() {
 // cheaper per call than building a JavaScript object.
 void forwardSizes(std::uintptr_t wire, std::uintptr_t out) {
   Wire w = reinterpret_cast<Wire>(wire);
-  const wa::ForwardSizes z = wa::Layer::forward_sizes(layer_config(w), forward_shape(w));
-  const std::size_t output = z.output, weights = z.weights, q = z.q, k = z.k, v = z.v, scores = z.scores,
-                    scaledScores = z.scores, attnOutput = z.attn_output, workspaceBytes = z.workspace_bytes;
+  const wa::LayerConfig config = layer_config(w);
+  const wa::ForwardShape shape = forward_shape(w);
+  const wa::ForwardSizes z = wa::Layer::forward_sizes(config, shape, plan_of(config, shape));
   double* figures = reinterpret_cast<double*>(out);
-#define WA_WRITE(name) *figures++ = static_cast<double>(name);
+#define WA_WRITE(name, value) *figures++ = static_cast<double>(value);
   WA_FORWARD_SIZES(WA_WRITE)
 #undef WA_WRITE
 }

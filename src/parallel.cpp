@@ -80,7 +80,7 @@ class Pool {
     finished_.store(0);
     const std::uint64_t gen = (generation() + 1) & kTaskMask;
     ticket_.store(gen << kGenerationShift);  // publishes the job (seq_cst) ...
-    if (sleepers_.load() > 0) {  // ... before this read: a worker going to sleep sees one or the other
+    if (sleepers_.load() > 0) {              // ... before this read: a worker going to sleep sees one or the other
       std::lock_guard<std::mutex> lock(mutex_);
       wake_.notify_all();
     }

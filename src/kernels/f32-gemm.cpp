@@ -10,8 +10,8 @@ constexpr std::size_t kVecs = kPanelWidth / Batch::size;
 
 // ROWS rows (1 or 2) × 16 columns; writes (or with ACCUMULATE adds to) `cols` ≤ 16 columns of C.
 template <int ROWS, bool ACCUMULATE>
-inline void gemm_tile(std::size_t k, const float* a, std::size_t lda, const float* panel,
-                      const float* bias, float* c, std::size_t ldc, std::size_t cols) {
+inline void gemm_tile(std::size_t k, const float* a, std::size_t lda, const float* panel, const float* bias, float* c,
+                      std::size_t ldc, std::size_t cols) {
   Batch acc[ROWS][kVecs];
   for (int r = 0; r < ROWS; ++r)
     for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = Batch(0.0f);
@@ -67,8 +67,10 @@ template <class B>
 inline void transpose4x4_into(const float* r0, const float* r1, const float* r2, const float* r3, float* dst) {
   using Pairs = simd::batch<double>;  // the same 16 bytes as two 64-bit lanes
   const B a = B::load_unaligned(r0), b = B::load_unaligned(r1), c = B::load_unaligned(r2), d = B::load_unaligned(r3);
-  const Pairs ab_lo = simd::bitwise_cast<Pairs>(simd::zip_lo(a, b)), ab_hi = simd::bitwise_cast<Pairs>(simd::zip_hi(a, b));
-  const Pairs cd_lo = simd::bitwise_cast<Pairs>(simd::zip_lo(c, d)), cd_hi = simd::bitwise_cast<Pairs>(simd::zip_hi(c, d));
+  const Pairs ab_lo = simd::bitwise_cast<Pairs>(simd::zip_lo(a, b)),
+              ab_hi = simd::bitwise_cast<Pairs>(simd::zip_hi(a, b));
+  const Pairs cd_lo = simd::bitwise_cast<Pairs>(simd::zip_lo(c, d)),
+              cd_hi = simd::bitwise_cast<Pairs>(simd::zip_hi(c, d));
   simd::bitwise_cast<B>(simd::zip_lo(ab_lo, cd_lo)).store_unaligned(dst);
   simd::bitwise_cast<B>(simd::zip_hi(ab_lo, cd_lo)).store_unaligned(dst + kPanelWidth);
   simd::bitwise_cast<B>(simd::zip_lo(ab_hi, cd_hi)).store_unaligned(dst + 2 * kPanelWidth);

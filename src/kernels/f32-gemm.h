@@ -46,8 +46,8 @@ inline void pack_rows(const float* b, std::size_t k, std::size_t n, std::size_t 
 // Rows [0, m) of C. The packed panels must be 16-float aligned (the allocators here give 64).
 // Out of line on purpose: V8 has no on-stack replacement, so a hot loop inlined into one long call
 // would run in baseline code for that whole call; a kernel called per block is tiered up mid-call.
-void gemm_packed(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
-                 const float* packed, std::size_t packed_k, const float* bias, float* c, std::size_t ldc);
+void gemm_packed(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* packed,
+                 std::size_t packed_k, const float* bias, float* c, std::size_t ldc);
 
 // Whether these kernels were compiled with relaxed SIMD's multiply-add (the relaxed builds):
 // answered here, where WA_RELAXED_SIMD is defined, for info.relaxedSimd.

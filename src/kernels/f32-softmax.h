@@ -4,6 +4,7 @@
 // Out of line on purpose: V8 tiers up functions between calls (see gemm_packed).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 
 namespace wa {
@@ -18,6 +19,13 @@ void scale_row(float* x, std::size_t n, float factor);
 
 // Whether some x is NaN (row_max skips NaN, so a fully NaN row looks fully masked to it).
 bool has_nan(const float* x, std::size_t n);
+
+// Whether every x is finite (no NaN, no ±inf).
+inline bool all_finite(const float* x, std::size_t n) {
+  for (std::size_t d = 0; d < n; ++d)
+    if (!std::isfinite(x[d])) return false;
+  return true;
+}
 
 // Returns false when the row was fully masked (and is now zeros). A NaN anywhere in the row makes
 // every entry NaN, as a float64 evaluation does (a +inf score too: exp(inf − inf)).

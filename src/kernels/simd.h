@@ -107,11 +107,17 @@ struct batch_bool {
 };
 
 template <class T>
-batch<T> operator+(batch<T> a, const batch<T>& b) { return a += b; }
+batch<T> operator+(batch<T> a, const batch<T>& b) {
+  return a += b;
+}
 template <class T>
-batch<T> operator-(batch<T> a, const batch<T>& b) { return a -= b; }
+batch<T> operator-(batch<T> a, const batch<T>& b) {
+  return a -= b;
+}
 template <class T>
-batch<T> operator*(batch<T> a, const batch<T>& b) { return a *= b; }
+batch<T> operator*(batch<T> a, const batch<T>& b) {
+  return a *= b;
+}
 
 // The same 16 bytes seen as lanes of another type.
 template <class To, class T>
@@ -131,7 +137,7 @@ batch_bool<T> operator<(const batch<T>& a, const batch<T>& b) {
   static_assert(sizeof(T) == 4, "masks of 32-bit lanes only");
   detail::words m;
   for (std::size_t l = 0; l < m.size; ++l) m.data.lane[l] = a.data.lane[l] < b.data.lane[l] ? ~0u : 0u;
-  return {bitwise_cast<batch<T>>(m).data};
+  return {bitwise_cast<batch<T> >(m).data};
 }
 
 template <class T>
@@ -139,14 +145,14 @@ batch<T> bitwise_andnot(const batch<T>& a, const batch<T>& b) {
   const auto wa = bitwise_cast<detail::words>(a), wb = bitwise_cast<detail::words>(b);
   detail::words r;
   for (std::size_t l = 0; l < r.size; ++l) r.data.lane[l] = ~wa.data.lane[l] & wb.data.lane[l];
-  return bitwise_cast<batch<T>>(r);
+  return bitwise_cast<batch<T> >(r);
 }
 
 // Shifted as unsigned words: the bits move out as in pslld, with no signed-overflow UB.
 inline batch<std::int32_t> operator<<(const batch<std::int32_t>& x, std::int32_t shift) {
   auto w = bitwise_cast<detail::words>(x);
   for (auto& lane : w.data.lane) lane <<= shift;
-  return bitwise_cast<batch<std::int32_t>>(w);
+  return bitwise_cast<batch<std::int32_t> >(w);
 }
 
 template <class T>
@@ -159,7 +165,8 @@ inline batch<float> madd(const batch<float>& a, const batch<float>& b, const bat
 template <class T>
 batch<T> max(const batch<T>& a, const batch<T>& b) {
   batch<T> r;
-  for (std::size_t l = 0; l < r.size; ++l) r.data.lane[l] = a.data.lane[l] > b.data.lane[l] ? a.data.lane[l] : b.data.lane[l];
+  for (std::size_t l = 0; l < r.size; ++l)
+    r.data.lane[l] = a.data.lane[l] > b.data.lane[l] ? a.data.lane[l] : b.data.lane[l];
   return r;
 }
 

@@ -47,8 +47,14 @@ class Problem {
   }
   wa::LayerWeights weights() const {
     const bool b = c_.biases;
-    return {wq_.data(), wk_.data(), wv_.data(), b ? bq_.data() : nullptr, b ? bk_.data() : nullptr,
-            b ? bv_.data() : nullptr, wo_.data(), b ? bo_.data() : nullptr};
+    return {wq_.data(),
+            wk_.data(),
+            wv_.data(),
+            b ? bq_.data() : nullptr,
+            b ? bk_.data() : nullptr,
+            b ? bv_.data() : nullptr,
+            wo_.data(),
+            b ? bo_.data() : nullptr};
   }
   wa::ForwardArgs args(Result& run) const {
     wa::ForwardArgs a;
@@ -100,16 +106,26 @@ using wa::MaskKind;
 const Case kCases[] = {
     {"self 1 token", 1, 1, 1, 1, 1, 1, 1, 1, 1, false, false, false, true, MaskKind::none, MaskKind::none, false},
     {"self dk!=dv", 2, 5, 5, 7, 7, 7, 1, 3, 9, false, true, false, true, MaskKind::none, MaskKind::none, false},
-    {"self causal 33", 1, 33, 33, 17, 17, 17, 1, 16, 17, false, true, true, true, MaskKind::none, MaskKind::none, false},
-    {"mha seed 4x512x8", 1, 4, 4, 512, 512, 512, 8, 64, 64, true, true, false, true, MaskKind::none, MaskKind::none, false},
-    {"mha per-head weights", 2, 9, 9, 16, 16, 16, 4, 4, 4, true, true, false, false, MaskKind::none, MaskKind::none, false},
-    {"mha cross kdim vdim", 2, 7, 13, 12, 5, 9, 3, 4, 4, true, false, false, true, MaskKind::none, MaskKind::none, false},
-    {"mha bool masks", 2, 17, 17, 8, 8, 8, 2, 4, 4, true, true, false, false, MaskKind::boolean, MaskKind::boolean, false},
-    {"mha float masks per head", 3, 5, 8, 8, 8, 8, 2, 4, 4, true, true, false, true, MaskKind::additive, MaskKind::additive, true},
-    {"mha causal long", 1, 70, 70, 32, 32, 32, 2, 16, 16, true, true, true, true, MaskKind::none, MaskKind::none, false},
-    {"mha causal + masks", 2, 40, 37, 16, 16, 16, 4, 4, 4, true, true, true, false, MaskKind::boolean, MaskKind::additive, true},
-    {"mha long keys, tiles", 1, 35, 600, 8, 8, 8, 2, 4, 4, true, true, false, true, MaskKind::none, MaskKind::boolean, false},
-    {"mha long causal, tiles", 1, 530, 530, 8, 8, 8, 1, 8, 8, true, false, true, true, MaskKind::additive, MaskKind::none, false},
+    {"self causal 33", 1, 33, 33, 17, 17, 17, 1, 16, 17, false, true, true, true, MaskKind::none, MaskKind::none,
+     false},
+    {"mha seed 4x512x8", 1, 4, 4, 512, 512, 512, 8, 64, 64, true, true, false, true, MaskKind::none, MaskKind::none,
+     false},
+    {"mha per-head weights", 2, 9, 9, 16, 16, 16, 4, 4, 4, true, true, false, false, MaskKind::none, MaskKind::none,
+     false},
+    {"mha cross kdim vdim", 2, 7, 13, 12, 5, 9, 3, 4, 4, true, false, false, true, MaskKind::none, MaskKind::none,
+     false},
+    {"mha bool masks", 2, 17, 17, 8, 8, 8, 2, 4, 4, true, true, false, false, MaskKind::boolean, MaskKind::boolean,
+     false},
+    {"mha float masks per head", 3, 5, 8, 8, 8, 8, 2, 4, 4, true, true, false, true, MaskKind::additive,
+     MaskKind::additive, true},
+    {"mha causal long", 1, 70, 70, 32, 32, 32, 2, 16, 16, true, true, true, true, MaskKind::none, MaskKind::none,
+     false},
+    {"mha causal + masks", 2, 40, 37, 16, 16, 16, 4, 4, 4, true, true, true, false, MaskKind::boolean,
+     MaskKind::additive, true},
+    {"mha long keys, tiles", 1, 35, 600, 8, 8, 8, 2, 4, 4, true, true, false, true, MaskKind::none, MaskKind::boolean,
+     false},
+    {"mha long causal, tiles", 1, 530, 530, 8, 8, 8, 1, 8, 8, true, false, true, true, MaskKind::additive,
+     MaskKind::none, false},
 };
 
 // A layer with packed weights, or (a one-shot call with few rows) reading them in place.
@@ -121,21 +137,21 @@ wa::Status init_layer(wa::Layer& layer, const wa::LayerConfig& config, const wa:
 // layouts.
 TEST(Attention, LayerMatchesDoubleReferenceWithAndWithoutWeights) {
   for (const Case& c : kCases)
-  for (bool borrow : {false, true}) {
-    Problem p(c);
-    wa::Layer layer;
-    ASSERT_EQ(init_layer(layer, p.config(), p.weights(), borrow), wa::Status::ok) << c.name;
-    const std::string name = c.name + (borrow ? " (borrowed weights)" : "");
-    Result ref, got, fused;
-    wa::reference_forward(p.config(), p.weights(), p.args(ref));
-    ASSERT_EQ(layer.forward(p.args(got)), wa::Status::ok) << c.name;
-    EXPECT_TRUE(wa_test::all_close(got.output, wa_test::to_double(ref.output), name + " output"));
-    EXPECT_TRUE(wa_test::all_close(got.weights, wa_test::to_double(ref.weights), name + " weights"));
-    wa::ForwardArgs fused_args = p.args(fused);
-    fused_args.weights = nullptr;
-    ASSERT_EQ(layer.forward(fused_args), wa::Status::ok) << name;
-    EXPECT_TRUE(wa_test::all_close(fused.output, wa_test::to_double(ref.output), name + " output (fused)"));
-  }
+    for (bool borrow : {false, true}) {
+      Problem p(c);
+      wa::Layer layer;
+      ASSERT_EQ(init_layer(layer, p.config(), p.weights(), borrow), wa::Status::ok) << c.name;
+      const std::string name = c.name + (borrow ? " (borrowed weights)" : "");
+      Result ref, got, fused;
+      wa::reference_forward(p.config(), p.weights(), p.args(ref));
+      ASSERT_EQ(layer.forward(p.args(got)), wa::Status::ok) << c.name;
+      EXPECT_TRUE(wa_test::all_close(got.output, wa_test::to_double(ref.output), name + " output"));
+      EXPECT_TRUE(wa_test::all_close(got.weights, wa_test::to_double(ref.weights), name + " weights"));
+      wa::ForwardArgs fused_args = p.args(fused);
+      fused_args.weights = nullptr;
+      ASSERT_EQ(layer.forward(fused_args), wa::Status::ok) << name;
+      EXPECT_TRUE(wa_test::all_close(fused.output, wa_test::to_double(ref.output), name + " output (fused)"));
+    }
 }
 
 TEST(Attention, ThreadCountDoesNotChangeABit) {
@@ -143,24 +159,24 @@ TEST(Attention, ThreadCountDoesNotChangeABit) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
   };
   for (const Case& c : kCases)
-  for (bool borrow : {false, true}) {
-    Problem p(c);
-    wa::Layer layer;
-    ASSERT_EQ(init_layer(layer, p.config(), p.weights(), borrow), wa::Status::ok);
-    for (bool with_weights : {true, false}) {
-      Result runs[2];
-      for (int threads : {1, 2}) {
-        wa::ForwardArgs args = p.args(runs[threads - 1]);
-        if (!with_weights) args.weights = nullptr;
-        wa::set_thread_count(threads);
-        ASSERT_EQ(layer.forward(args), wa::Status::ok);
+    for (bool borrow : {false, true}) {
+      Problem p(c);
+      wa::Layer layer;
+      ASSERT_EQ(init_layer(layer, p.config(), p.weights(), borrow), wa::Status::ok);
+      for (bool with_weights : {true, false}) {
+        Result runs[2];
+        for (int threads : {1, 2}) {
+          wa::ForwardArgs args = p.args(runs[threads - 1]);
+          if (!with_weights) args.weights = nullptr;
+          wa::set_thread_count(threads);
+          ASSERT_EQ(layer.forward(args), wa::Status::ok);
+        }
+        wa::set_thread_count(1);
+        const std::string label = c.name + (with_weights ? "" : " (fused)") + (borrow ? " (borrowed weights)" : "");
+        EXPECT_TRUE(same_bits(runs[0].output, runs[1].output)) << label;
+        EXPECT_TRUE(same_bits(runs[0].weights, runs[1].weights)) << label;
       }
-      wa::set_thread_count(1);
-      const std::string label = c.name + (with_weights ? "" : " (fused)") + (borrow ? " (borrowed weights)" : "");
-      EXPECT_TRUE(same_bits(runs[0].output, runs[1].output)) << label;
-      EXPECT_TRUE(same_bits(runs[0].weights, runs[1].weights)) << label;
     }
-  }
 }
 
 TEST(Attention, RejectsEmptySizesAndMissingWeights) {

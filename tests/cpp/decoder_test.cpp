@@ -86,17 +86,17 @@ TEST(Window, VisitsOnlyKeyTilesInsideTheWindow) {
 // A grouped-query layer with RoPE, ALiBi and a window, fed through a cache in chunks, equals one
 // causal forward over the whole sequence.
 TEST(KvCache, ChunksEqualOneCausalForward) {
-  const std::size_t E = 16, H = 4, Hkv = 2, hd = 6, T = 37;
+  const std::size_t E = 16, H = 4, num_kv_heads = 2, hd = 6, T = 37;
   wa::LayerConfig c = wa_test::layer_config(E, E, E, H, hd, hd, true);
-  c.num_kv_heads = Hkv;
+  c.num_kv_heads = num_kv_heads;
   c.out_dim = E;
   c.rope.dim = 4;
   c.alibi = true;
   c.sliding_window = 9;
   unsigned seed = 7;
   const auto wq = wa_test::random_vector(H * hd * E, seed++, -0.5f, 0.5f);
-  const auto wk = wa_test::random_vector(Hkv * hd * E, seed++, -0.5f, 0.5f);
-  const auto wv = wa_test::random_vector(Hkv * hd * E, seed++, -0.5f, 0.5f);
+  const auto wk = wa_test::random_vector(num_kv_heads * hd * E, seed++, -0.5f, 0.5f);
+  const auto wv = wa_test::random_vector(num_kv_heads * hd * E, seed++, -0.5f, 0.5f);
   const auto wo = wa_test::random_vector(E * H * hd, seed++, -0.5f, 0.5f);
   const auto x = wa_test::random_vector(T * E, seed++);
   wa::LayerWeights w;
@@ -147,7 +147,7 @@ TEST(KvCache, ChunksEqualOneCausalForward) {
 // sequences), heads stacked per K/V head (grouped-query steps), weights averaged or per head.
 struct Split {
   const char* name;
-  std::size_t E, kv_in, H, Hkv, hd, L, S;
+  std::size_t E, kv_in, H, num_kv_heads, hd, L, S;
   std::size_t cached;  // > 0: a decode step of L tokens after a prefill of this many
   bool weights, average;
 };
@@ -173,12 +173,12 @@ struct SplitData {
   explicit SplitData(const Split& p)
       : c(wa_test::layer_config(p.E, p.kv_in, p.kv_in, p.H, p.hd, p.hd, true)),
         wq(wa_test::random_vector(p.H * p.hd * p.E, 1, -0.3f, 0.3f)),
-        wk(wa_test::random_vector(p.Hkv * p.hd * p.kv_in, 2, -0.3f, 0.3f)),
-        wv(wa_test::random_vector(p.Hkv * p.hd * p.kv_in, 3, -0.3f, 0.3f)),
+        wk(wa_test::random_vector(p.num_kv_heads * p.hd * p.kv_in, 2, -0.3f, 0.3f)),
+        wv(wa_test::random_vector(p.num_kv_heads * p.hd * p.kv_in, 3, -0.3f, 0.3f)),
         wo(wa_test::random_vector(p.E * p.H * p.hd, 4, -0.3f, 0.3f)),
         x(wa_test::random_vector((p.cached + p.L) * p.E, 5)),
         kv(wa_test::random_vector((p.cached ? 0 : p.S) * p.kv_in, 6)) {
-    c.num_kv_heads = p.Hkv;
+    c.num_kv_heads = p.num_kv_heads;
     c.out_dim = p.E;
   }
   wa::LayerWeights weights() const {
@@ -231,7 +231,7 @@ SplitRun run_split(const Split& p, const SplitData& d, int threads) {
     a.weights = run.weights.data();
   }
   EXPECT_EQ(layer.forward(a), wa::Status::ok) << p.name;
-  if (!p.cached && p.Hkv == p.H) {  // against the float64 specification (which knows no cache, no GQA)
+  if (!p.cached && p.num_kv_heads == p.H) {  // against the float64 specification (which knows no cache, no GQA)
     SplitRun ref{std::vector<float>(run.output.size()), std::vector<float>(run.weights.size())};
     a.output = ref.output.data();
     a.weights = p.weights ? ref.weights.data() : nullptr;

@@ -1,10 +1,8 @@
-#include "kernels/f32-gemm.h"
-
 #include <cstring>
 
-#include "kernels/f32-gemm-rows.h"
-
 #include "buffer.h"
+#include "kernels/f32-gemm-rows.h"
+#include "kernels/f32-gemm.h"
 #include "test_util.h"
 
 namespace {
@@ -37,8 +35,8 @@ TEST(Gemm, PackedTransposedMatchesReferenceAroundTileSizes) {
           wa::pack_transposed(w.data(), n, k, k, packed.get());
           std::vector<float> c(m * n, -7.0f);
           wa::gemm_packed(m, n, k, a.data(), k, packed.get(), k, with_bias ? bias.data() : nullptr, c.data(), n);
-          const std::string label = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" +
-                                    std::to_string(k) + (with_bias ? " bias" : "");
+          const std::string label = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                                    (with_bias ? " bias" : "");
           EXPECT_TRUE(wa_test::all_close(c, reference_gemm_bt(a, w, bias, m, n, k), label));
         }
 }
@@ -54,12 +52,13 @@ TEST(GemmRows, MatchesReferenceAroundTileSizesAndWritesOnlyItsColumns) {
           const auto bias = with_bias ? wa_test::random_vector(n, 3) : std::vector<float>{};
           std::vector<float> c(m * ldc, -7.0f);
           wa::gemm_rows(m, n, k, a.data(), k, w.data(), k, with_bias ? bias.data() : nullptr, c.data(), ldc);
-          const std::string label = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" +
-                                    std::to_string(k) + (with_bias ? " bias" : "");
+          const std::string label = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                                    (with_bias ? " bias" : "");
           std::vector<float> dense(m * n);
           for (std::size_t i = 0; i < m; ++i) {
             std::memcpy(dense.data() + i * n, c.data() + i * ldc, n * sizeof(float));
-            for (std::size_t j = n; j < ldc; ++j) EXPECT_EQ(c[i * ldc + j], -7.0f) << label << ": wrote past column " << n;
+            for (std::size_t j = n; j < ldc; ++j)
+              EXPECT_EQ(c[i * ldc + j], -7.0f) << label << ": wrote past column " << n;
           }
           EXPECT_TRUE(wa_test::all_close(dense, reference_gemm_bt(a, w, bias, m, n, k), label));
         }

@@ -1,5 +1,4 @@
 #include "kernels/f32-softmax.h"
-
 #include "test_util.h"
 
 namespace {

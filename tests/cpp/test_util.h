@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attention.h"
@@ -28,8 +29,8 @@ inline ::testing::AssertionResult all_close(const std::vector<float>& got, const
   for (std::size_t i = 0; i < got.size(); ++i) {
     const double tol = 1e-4 + 1e-4 * std::fabs(ref[i]);
     if (!(std::fabs(got[i] - ref[i]) <= tol))
-      return ::testing::AssertionFailure() << label << ": first bad index " << i << " got " << got[i]
-                                           << " expected " << ref[i];
+      return ::testing::AssertionFailure()
+             << label << ": first bad index " << i << " got " << got[i] << " expected " << ref[i];
   }
   return ::testing::AssertionSuccess();
 }
@@ -42,10 +43,23 @@ inline wa::LayerConfig layer_config(std::size_t q_in, std::size_t k_in, std::siz
   c.k_in = k_in;
   c.v_in = v_in;
   c.num_heads = heads;
+  c.num_kv_heads = heads;
   c.head_dim_qk = dk;
   c.head_dim_v = dv;
   c.out_projection = out_projection;
   return c;
+}
+
+// A forward of query [L, ·] against key and value [S, ·] into output; no masks, no weights.
+inline wa::ForwardArgs forward_args(std::size_t L, std::size_t S, const float* query, const float* key,
+                                    const float* value, float scale, float* output) {
+  wa::ForwardArgs a;
+  a.tgt_len = L;
+  a.src_len = S;
+  std::tie(a.query, a.key, a.value) = std::make_tuple(query, key, value);
+  a.scale = scale;
+  a.output = output;
+  return a;
 }
 
 inline std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), v.end()}; }

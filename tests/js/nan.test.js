@@ -32,7 +32,7 @@ for (const threads of [1, 2]) for (const needWeights of [true, false]) for (cons
 const pathName = (t, w, p) => `threads ${t}, ${w ? 'weights' : 'fused (no weights)'}, ${p ? 'prepared' : 'one-shot'}`;
 
 const MHA_LAYER = ['embedDim', 'numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias', 'kdim', 'vdim',
-  'qProjWeight', 'kProjWeight', 'vProjWeight'];
+  'qProjWeight', 'kProjWeight', 'vProjWeight', 'alibi'];
 function mha(threads, prepared, args) {
   const attn = engines[threads];
   if (!prepared) return attn.multiHeadAttention(args);
@@ -55,6 +55,7 @@ function checkAgainstReference(got, args, label) {
 }
 
 describe.each(PATHS.map((p) => [pathName(...p), ...p]))('%s', (label, threads, needWeights, prepared) => {
+  const label0 = label;
   test.each([NaN, Infinity, -Infinity])('%s in one query element: that token row is NaN, the others are unchanged', (bad) => {
     const E = 8;
     const base = mhaArgs({ seed: 11, batch: 2, tgtLen: 5, srcLen: 6, embedDim: E, numHeads: 2, bias: true, outBias: true, needWeights });
@@ -113,6 +114,27 @@ describe.each(PATHS.map((p) => [pathName(...p), ...p]))('%s', (label, threads, n
     }
   });
 
+  // embedDim 1 and weights of 1 (no 0·∞ on the way), positive queries and keys: a −∞ query, or every
+  // key −∞, makes that row's every score −∞ through arithmetic (not through a mask).
+  test.each(['query', 'key'])('every score −∞ through a −∞ %s: the row is NaN as in float64, with ALiBi and over two key tiles too; a masked row stays zeros', (bad) => {
+    const L = 3, one = new Float32Array([1]);
+    for (const [S, alibi] of [[5, false], [5, true], [300, false], [300, true]]) {
+      const query = Float32Array.from({ length: L }, (_, i) => 0.5 + i / 10);
+      const key = Float32Array.from({ length: S }, (_, j) => (bad === 'key' ? -Infinity : 0.3 + (j % 5) / 10));
+      const value = Float32Array.from({ length: S }, (_, j) => Math.sin(j));
+      if (bad === 'query') query[1] = -Infinity;
+      const args = { query, key, value, embedDim: 1, numHeads: 1, inProjWeight: new Float32Array([1, 1, 1]), outProjWeight: one,
+        needWeights, ...(alibi ? { alibi: true } : {}) };
+      const label = `${label0}, −∞ ${bad}, ${S} keys${alibi ? ', ALiBi' : ''}`;
+      const got = mha(threads, prepared, args);
+      checkAgainstReference(got, args, label);
+      expect([label, nanRows(got.output, 1)]).toEqual([label, bad === 'query' ? [1] : [0, 1, 2]]);
+      const mask = new Uint8Array(L * S).fill(1, S, 2 * S); // row 1 masks every key
+      const masked = mha(threads, prepared, { ...args, attnMask: mask });
+      expect([label, masked.output[1]]).toEqual([label, 0]);
+    }
+  });
+
   test('a NaN in a value with more keys than one fused tile (300 keys): only rows that see it', () => {
     const E = 4, L = 40, S = 300;
     const base = mhaArgs({ seed: 15, tgtLen: L, srcLen: S, embedDim: E, numHeads: 2, needWeights });
@@ -149,4 +171,16 @@ test('a fully masked row stays zeros (not NaN) even when its query is NaN', () =
   checkAgainstReference(got, args, 'NaN query in a fully masked row');
   expect(Array.from(got.output.subarray(E, 2 * E))).toEqual([0, 0, 0, 0]);
   expect(Array.from(got.weights.subarray(3, 6))).toEqual([0, 0, 0]);
+});
+
+test('slidingWindow: 2**32 − 1 masks no key: a NaN value reaches every row that sees its key (j + w must not wrap)', () => {
+  for (const threads of [1, 2]) {
+    for (const needWeights of [true, false]) {
+      const base = mhaArgs({ seed: 18, tgtLen: 2, embedDim: 4, numHeads: 1, cross: true, slidingWindow: 2 ** 32 - 1, needWeights });
+      const args = { ...base, value: poisoned(base.value, 1 * 4, NaN) }; // key 1's value
+      const got = engines[threads].multiHeadAttention(args);
+      checkAgainstReference(got, args, `threads ${threads}, needWeights ${needWeights}, window 2^32 − 1`);
+      expect(nanRows(got.output, 4)).toEqual([0, 1]);
+    }
+  }
 });

@@ -167,10 +167,14 @@ function attendOneHead(q, k, v, L, S, d, dv, scale, add) {
       const a = add[i * S + j];
       s[j] = a === NEG_INF ? NEG_INF : dot * scale + a; // a masked key is out, even if dot is NaN
     }
-    // 3a. row maximum (start at −∞; NaN if any score is NaN); a row that stays at −∞ is fully masked
+    // 3a. row maximum (start at −∞; NaN if any score is NaN). A row that stays at −∞ is fully masked
+    // (P and A rows stay zero) when a mask took out every key; when a key is left, its −∞ score came
+    // from arithmetic, and exp(−∞ − (−∞)) makes the row NaN, as float64 (and PyTorch) have it.
     let m = NEG_INF;
     for (let j = 0; j < S; j++) if (s[j] > m || isNaNNumber(s[j])) m = isNaNNumber(m) ? m : s[j];
-    if (m === NEG_INF) continue; // P row and A row stay zero
+    let masked = true;
+    for (let j = 0; j < S && masked; j++) masked = add[i * S + j] === NEG_INF;
+    if (m === NEG_INF && masked) continue;
     // 3b. exponentials and their sum, 3c. normalise
     let sum = 0;
     for (let j = 0; j < S; j++) {
