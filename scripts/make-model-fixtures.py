@@ -204,14 +204,15 @@ def padded(n, multiple):
 SP, BYTES, BYTES_EOS, WP = TK.SentencePieceBPE(), TK.ByteLevelBPE(), TK.ByteLevelBPE(append='<|endoftext|>'), TK.WordPiece()
 
 FIXTURES = [
-    # GQA, an explicit head_dim (16, not hidden/heads = 8), llama3 rope scaling that changes some
-    # frequencies (original context 16), untied head, a vocabulary padded past the tokenizer's, sharded.
+    # GQA, an explicit head_dim (16, not hidden/heads = 8), llama3 rope scaling (original context 48:
+    # one frequency kept, one blended, the rest slowed), untied head, a vocabulary padded past the
+    # tokenizer's, two shards.
     dict(name='llama-gqa-llama3-sharded', tokenizer=SP, dtype='F32', shards=2, seed=1, config=dict(
         model_type='llama', architectures=['LlamaForCausalLM'], hidden_size=32, intermediate_size=64,
         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16, vocab_size=padded(SP.size, 16),
         max_position_embeddings=64, rms_norm_eps=1e-5, rope_theta=500000.0, hidden_act='silu',
         rope_scaling=dict(rope_type='llama3', factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
-                          original_max_position_embeddings=16),
+                          original_max_position_embeddings=48),
         attention_bias=False, mlp_bias=False, tie_word_embeddings=False, bos_token_id=1, eos_token_id=2)),
     # attention_bias and mlp_bias, partial rotary (half of each head), linear scaling under the older
     # key `type`, multi-head (no num_key_value_heads), tied embeddings, stored as F16.
@@ -394,6 +395,7 @@ def make(fx):
         'prompt': None if types else PROMPT, 'ids': ids, 'tokenTypeIds': types,
         'sections': sections, 'greedy': continuation, 'greedyMargins': margins,
         'tensors': {n: list(v.shape) for n, v in sorted(t.items())},
+        'ropeInverseFrequencies': model.inv_freq.tolist() if hasattr(model, 'inv_freq') else None,
         'tokenizerCases': cases,
     })
     size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
