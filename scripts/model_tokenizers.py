@@ -87,6 +87,12 @@ def bpe_model(vocab, merges, unk_token, affix, fallback):
             'vocab': vocab, 'merges': [f'{a} {b}' for a, b in merges]}
 
 
+def tokenizer_json(added_tokens, normalizer, pre_tokenizer, post_processor, decoder, model):
+    return {'version': '1.0', 'truncation': None, 'padding': None, 'added_tokens': added_tokens,
+            'normalizer': normalizer, 'pre_tokenizer': pre_tokenizer, 'post_processor': post_processor,
+            'decoder': decoder, 'model': model}
+
+
 def added(token_id, content, special=True, normalized=False):
     return {'id': token_id, 'content': content, 'single_word': False, 'lstrip': False, 'rstrip': False,
             'normalized': normalized, 'special': special}
@@ -151,15 +157,11 @@ class ByteLevelBPE:
         post = {'type': 'ByteLevel', 'add_prefix_space': True, 'trim_offsets': False, 'use_regex': True}
         if self.append:
             post = template(['$A', self.append], ['$A', self.append, '$B:1', self.append + ':1'], self.specials)
-        return {
-            'version': '1.0', 'truncation': None, 'padding': None,
-            'added_tokens': [added(i, s) for s, i in self.specials.items()],
-            'normalizer': None,
-            'pre_tokenizer': {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': True},
-            'post_processor': post,
-            'decoder': {'type': 'ByteLevel', 'add_prefix_space': True, 'trim_offsets': True, 'use_regex': True},
-            'model': bpe_model(self.vocab, self.merges, None, '', False),
-        }
+        return tokenizer_json(
+            [added(i, s) for s, i in self.specials.items()], None,
+            {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': True}, post,
+            {'type': 'ByteLevel', 'add_prefix_space': True, 'trim_offsets': True, 'use_regex': True},
+            bpe_model(self.vocab, self.merges, None, '', False))
 
     def encode(self, text, add_special_tokens=True):
         ids = encode_with_specials(text, self.specials, lambda part: [
@@ -208,20 +210,15 @@ class SentencePieceBPE:
         return len(self.vocab)
 
     def json(self):
-        return {
-            'version': '1.0', 'truncation': None, 'padding': None,
-            'added_tokens': [added(i, s, normalized=False) for s, i in self.SPECIALS.items()],
-            'normalizer': {'type': 'Sequence', 'normalizers': [
-                {'type': 'Prepend', 'prepend': '▁'},
-                {'type': 'Replace', 'pattern': {'String': ' '}, 'content': '▁'}]},
-            'pre_tokenizer': None,
-            'post_processor': template(['<s>', '$A'], ['<s>', '$A', '<s>:1', '$B:1'], {'<s>': 1}),
-            'decoder': {'type': 'Sequence', 'decoders': [
-                {'type': 'Replace', 'pattern': {'String': '▁'}, 'content': ' '},
-                {'type': 'ByteFallback'}, {'type': 'Fuse'},
-                {'type': 'Strip', 'content': ' ', 'start': 1, 'stop': 0}]},
-            'model': bpe_model(self.vocab, self.merges, '<unk>', None, True),
-        }
+        return tokenizer_json(
+            [added(i, s, normalized=False) for s, i in self.SPECIALS.items()],
+            {'type': 'Sequence', 'normalizers': [{'type': 'Prepend', 'prepend': '▁'},
+                                                 {'type': 'Replace', 'pattern': {'String': ' '}, 'content': '▁'}]},
+            None, template(['<s>', '$A'], ['<s>', '$A', '<s>:1', '$B:1'], {'<s>': 1}),
+            {'type': 'Sequence', 'decoders': [{'type': 'Replace', 'pattern': {'String': '▁'}, 'content': ' '},
+                                              {'type': 'ByteFallback'}, {'type': 'Fuse'},
+                                              {'type': 'Strip', 'content': ' ', 'start': 1, 'stop': 0}]},
+            bpe_model(self.vocab, self.merges, '<unk>', None, True))
 
     def encode(self, text, add_special_tokens=True):
         ids = encode_with_specials(text, self.SPECIALS, self.encode_part)
@@ -296,18 +293,15 @@ class WordPiece:
         return len(self.vocab)
 
     def json(self):
-        return {
-            'version': '1.0', 'truncation': None, 'padding': None,
-            'added_tokens': [added(i, s) for s, i in self.SPECIALS.items()],
-            'normalizer': {'type': 'BertNormalizer', 'clean_text': True, 'handle_chinese_chars': True,
-                           'strip_accents': None, 'lowercase': True},
-            'pre_tokenizer': {'type': 'BertPreTokenizer'},
-            'post_processor': template(['[CLS]', '$A', '[SEP]'], ['[CLS]', '$A', '[SEP]', '$B:1', '[SEP]:1'],
-                                       {'[CLS]': 2, '[SEP]': 3}),
-            'decoder': {'type': 'WordPiece', 'prefix': '##', 'cleanup': True},
-            'model': {'type': 'WordPiece', 'unk_token': '[UNK]', 'continuing_subword_prefix': '##',
-                      'max_input_chars_per_word': 100, 'vocab': self.vocab},
-        }
+        return tokenizer_json(
+            [added(i, s) for s, i in self.SPECIALS.items()],
+            {'type': 'BertNormalizer', 'clean_text': True, 'handle_chinese_chars': True, 'strip_accents': None,
+             'lowercase': True},
+            {'type': 'BertPreTokenizer'},
+            template(['[CLS]', '$A', '[SEP]'], ['[CLS]', '$A', '[SEP]', '$B:1', '[SEP]:1'], {'[CLS]': 2, '[SEP]': 3}),
+            {'type': 'WordPiece', 'prefix': '##', 'cleanup': True},
+            {'type': 'WordPiece', 'unk_token': '[UNK]', 'continuing_subword_prefix': '##', 'max_input_chars_per_word': 100,
+             'vocab': self.vocab})
 
     @staticmethod
     def normalize(text):

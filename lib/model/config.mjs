@@ -122,6 +122,14 @@ function decoderConfig(config, modelType) {
   };
 }
 
+// What GPT-2 and BERT share: learned positions, a plain MLP, a bias on every linear layer, no window.
+function learnedPositionsLayout(numLayers) {
+  return {
+    mlp: 'plain', positions: 'learned', rope: null, slidingWindow: null, layerWindows: Array(numLayers).fill(null),
+    biases: { qkv: true, output: true, mlp: true },
+  };
+}
+
 function gpt2Config(config) {
   const hiddenSize = size(config, 'n_embd');
   const numHeads = size(config, 'n_head');
@@ -139,12 +147,7 @@ function gpt2Config(config) {
     causal: true,
     norm: { kind: 'layer', placement: 'pre', eps: positive(config, 'layer_norm_epsilon', 1e-5) },
     activation: activation(config, 'activation_function', 'gelu_new'),
-    mlp: 'plain',
-    positions: 'learned',
-    rope: null,
-    slidingWindow: null,
-    layerWindows: Array(numLayers).fill(null),
-    biases: { qkv: true, output: true, mlp: true },
+    ...learnedPositionsLayout(numLayers),
     tieWordEmbeddings: flag(config, 'tie_word_embeddings', true),
     typeVocabSize: 0,
     attentionScale: flag(config, 'scale_attn_weights', true) ? 1 / Math.sqrt(headDim) : 1,
@@ -166,12 +169,7 @@ function bertConfig(config) {
     causal: false,
     norm: { kind: 'layer', placement: 'post', eps: positive(config, 'layer_norm_eps', 1e-12) },
     activation: activation(config, 'hidden_act', 'gelu'),
-    mlp: 'plain',
-    positions: 'learned',
-    rope: null,
-    slidingWindow: null,
-    layerWindows: Array(numLayers).fill(null),
-    biases: { qkv: true, output: true, mlp: true },
+    ...learnedPositionsLayout(numLayers),
     tieWordEmbeddings: flag(config, 'tie_word_embeddings', true),
     typeVocabSize: size(config, 'type_vocab_size', 2),
     attentionScale: 1 / Math.sqrt(hiddenSize / numHeads),

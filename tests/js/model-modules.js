@@ -14,7 +14,7 @@ let cached;
 function modelModules() {
   if (cached) return cached;
   const { outputFiles } = buildSync({
-    stdin: { contents: MODULES.map((m) => `export * from './lib/model/${m}.mjs';`).join('\n'), resolveDir: ROOT, sourcefile: 'model-modules.mjs' },
+    stdin: { contents: [...MODULES.map((m) => `export * from './lib/model/${m}.mjs';`), "export { readSafetensors } from './lib/readers/safetensors.mjs';"].join('\n'), resolveDir: ROOT, sourcefile: 'model-modules.mjs' },
     bundle: true, format: 'cjs', platform: 'node', write: false, logLevel: 'silent',
   });
   const module = { exports: {} };
