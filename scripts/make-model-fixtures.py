@@ -8,8 +8,9 @@ tokenizer.json), with what a float64 evaluation of them computes (expected.json 
 Deterministic (fixed seeds): running it again rewrites the same bytes. The references are
 scripts/model_references.py (models) and scripts/model_tokenizers.py (tokenizers); before writing,
 each model is checked against an independent formulation where torch has one (BERT and GPT-2 against
-nn.TransformerEncoderLayer, RoPE against complex rotation) and each decoder's whole-prompt logits
-against chunked and token-by-token feeding through its KV cache."""
+nn.TransformerEncoderLayer, RoPE against complex rotation, grouped-query attention against the
+multi-head model with repeated K/V heads) and each decoder's whole-prompt logits against chunked and
+token-by-token feeding through its KV cache."""
 import json
 import math
 import os
@@ -274,6 +275,22 @@ def check_rope_complex(model, positions):
     close(R.apply_rope(x, positions, model.inv_freq), expected)
 
 
+def check_gqa_expansion(cfg, t, ids, logits):
+    """Grouped-query attention is multi-head attention whose K/V heads are repeated, head n reading
+    K/V head n // (H / KV) (transformers' repeat_kv): the same checkpoint with k_proj/v_proj rows
+    repeated that way, as a plain multi-head model, gives the same logits."""
+    H, KV = cfg['num_attention_heads'], cfg.get('num_key_value_heads') or cfg['num_attention_heads']
+    if H == KV:
+        return
+    hd = cfg.get('head_dim') or cfg['hidden_size'] // H
+    expanded = dict(t)
+    for name, v in t.items():
+        if '.k_proj.' in name or '.v_proj.' in name:
+            heads = v.reshape(KV, hd, *v.shape[1:])
+            expanded[name] = heads.repeat_interleave(H // KV, 0).reshape(H * hd, *v.shape[1:])
+    close(R.Decoder({**cfg, 'num_key_value_heads': H}, expanded).forward(ids)[0], logits)
+
+
 def check_with_torch_layers(cfg, t, ids, types, hidden):
     """BERT (post-norm, erf GELU) and GPT-2 (pre-norm, tanh GELU, causal) are torch's own
     TransformerEncoderLayer with the right weights: an independent evaluation of the same graph."""
@@ -373,6 +390,7 @@ def make(fx):
         check_with_torch_layers(cfg, t, torch.tensor(ids), torch.tensor(types) if types else None, hidden)
     else:
         check_rope_complex(model, torch.arange(len(ids)))
+        check_gqa_expansion(cfg, t, ids, logits)
         check_chunked(model, ids, logits)
     continuation, margins = greedy(model, ids) if cfg['model_type'] != 'bert' else (None, None)
 
