@@ -13,6 +13,9 @@ const ROPE_KINDS = ['default', 'linear', 'llama3'];
 // one formula; `gelu` is the exact erf form).
 const ACTIVATIONS = { silu: 'silu', swish: 'silu', gelu: 'gelu_erf', gelu_new: 'gelu_tanh', gelu_pytorch_tanh: 'gelu_tanh' };
 
+// transformers' LlamaConfig, MistralConfig and Qwen2Config defaults.
+const DEFAULT_MAX_POSITIONS = { llama: 2048, mistral: 4096 * 32, qwen2: 32768 };
+
 const has = (object, key) => Object.hasOwn(object, key) && object[key] !== null && object[key] !== undefined;
 
 function read(config, key, fallback) {
@@ -96,7 +99,8 @@ function decoderConfig(config, modelType) {
   // max_window_layers on (transformers' layer_types); Llama never.
   let window = null;
   let windowFrom = 0;
-  if (modelType === 'mistral') window = has(config, 'sliding_window') ? size(config, 'sliding_window') : null;
+  // MistralConfig's default window is 4096; an explicit null turns it off.
+  if (modelType === 'mistral') window = config.sliding_window === null ? null : size(config, 'sliding_window', 4096);
   if (modelType === 'qwen2' && flag(config, 'use_sliding_window', false)) {
     window = size(config, 'sliding_window');
     windowFrom = read(config, 'max_window_layers', 28);
@@ -106,7 +110,7 @@ function decoderConfig(config, modelType) {
     numLayers, hiddenSize, numHeads, numKvHeads, headDim,
     intermediateSize: size(config, 'intermediate_size'),
     vocabSize: size(config, 'vocab_size'),
-    maxPositions: size(config, 'max_position_embeddings', 2048),
+    maxPositions: size(config, 'max_position_embeddings', DEFAULT_MAX_POSITIONS[modelType]),
     causal: true,
     norm: { kind: 'rms', placement: 'pre', eps: positive(config, 'rms_norm_eps', 1e-6) },
     activation: activation(config, 'hidden_act', 'silu'),

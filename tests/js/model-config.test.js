@@ -73,6 +73,10 @@ test('defaults: no num_key_value_heads is multi-head, no head_dim is hidden/head
   delete g.tie_word_embeddings;
   expect(readModelConfig(g).tieWordEmbeddings).toBe(true);
   expect(readModelConfig(configOf('mistral-window', { sliding_window: null })).layerWindows).toEqual([null, null]);
+  const unwindowed = configOf('mistral-window');
+  delete unwindowed.sliding_window;
+  delete unwindowed.max_position_embeddings;
+  expect([readModelConfig(unwindowed).slidingWindow, readModelConfig(unwindowed).maxPositions]).toEqual([4096, 131072]);
   expect(readModelConfig(configOf('gpt2', { scale_attn_weights: false })).attentionScale).toBe(1);
   expect(readModelConfig(configOf('mistral-window')).attentionScale).toBe(1 / Math.sqrt(8));
 });
