@@ -85,3 +85,17 @@ describe('errors', () => {
     expect(() => tokenizer.decode([1], { skipSpecialTokens: 1 })).toThrow(TypeError);
   });
 });
+
+test('the attention-only import path stays free of the tokenizer (and of lib/model) until loadModel ships', () => {
+  const fs = require('fs');
+  const path = require('path');
+  const root = path.join(__dirname, '..', '..');
+  const sources = ['bindings', 'lib', 'lib/readers'].flatMap((dir) => fs.readdirSync(path.join(root, dir))
+    .filter((f) => /\.(mjs|cjs|js)$/.test(f)).map((f) => path.join(dir, f)));
+  expect(sources.length).toBeGreaterThan(10);
+  const offenders = sources.filter((f) => /from\s+'[^']*(model\/|@huggingface\/tokenizers)|require\('[^']*(model\/|@huggingface\/tokenizers)/
+    .test(fs.readFileSync(path.join(root, f), 'utf8')));
+  expect(offenders).toEqual([]);
+  const pkg = require('../../package.json');
+  expect([pkg.devDependencies['@huggingface/tokenizers'], pkg.dependencies?.['@huggingface/tokenizers']]).toEqual(['^0.2.0', undefined]);
+});
