@@ -8,6 +8,7 @@
 //               for rounding, so both builds compute the same numbers:
 //                 fma(x, y, z)  x·y then + z, two roundings (SSE has no fused multiply-add)
 //                 madd(a, b, c) c + a·b, two roundings, as fma
+//                 a / b         per lane, correctly rounded (divps)
 //                 max(a, b)     a > b ? a : b per lane (maxps: b when either is NaN)
 //                 hadd(v)       (v0 + v1) + (v2 + v3) (SSE3's haddps twice)
 //                 a < b         a mask whose true lanes have every bit set (.data, as cmpltps)
@@ -98,6 +99,10 @@ struct batch {
     for (std::size_t l = 0; l < size; ++l) data.lane[l] *= o.data.lane[l];
     return *this;
   }
+  batch& operator/=(const batch& o) {  // correctly rounded per lane, as divps
+    for (std::size_t l = 0; l < size; ++l) data.lane[l] /= o.data.lane[l];
+    return *this;
+  }
 };
 
 // A comparison's result: true lanes have every bit set, false lanes none (SSE's masks).
@@ -117,6 +122,10 @@ batch<T> operator-(batch<T> a, const batch<T>& b) {
 template <class T>
 batch<T> operator*(batch<T> a, const batch<T>& b) {
   return a *= b;
+}
+template <class T>
+batch<T> operator/(batch<T> a, const batch<T>& b) {
+  return a /= b;
 }
 
 // The same 16 bytes seen as lanes of another type.
