@@ -1,4 +1,7 @@
 // Small deterministic random numbers, so a seed reproduces the same page on any browser.
+import { mulberry32 } from '../lib/random.mjs';
+
+export { mulberry32 };
 
 /** FNV-1a hash of a string's UTF-16 code units → unsigned 32-bit integer. */
 export function hashString(s) {
@@ -8,18 +11,6 @@ export function hashString(s) {
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
-}
-
-/** mulberry32: a 32-bit generator → a function returning floats in [0, 1). */
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return function next() {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A generator for one named stream under a seed: rngFor(7, 'wq') never depends on other streams. */

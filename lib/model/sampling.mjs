@@ -4,7 +4,7 @@
 //
 // NaN logits count as -Infinity (never picked unless nothing else is there). A row with no finite
 // logit, or temperature 0, is greedy.
-import { mulberry32 } from '../../web/random.js';
+import { mulberry32 } from '../random.mjs';
 import { describe, typedArrayName } from '../values.mjs';
 
 const FN = 'sampling';
