@@ -126,61 +126,55 @@ function decoderConfig(config, modelType) {
   };
 }
 
-// What GPT-2 and BERT share: learned positions, a plain MLP, a bias on every linear layer, no window.
-function learnedPositionsLayout(numLayers) {
-  return {
-    mlp: 'plain', positions: 'learned', rope: null, slidingWindow: null, layerWindows: Array(numLayers).fill(null),
-    biases: { qkv: true, output: true, mlp: true },
-  };
-}
+// GPT-2 and BERT share one layout (learned positions, LayerNorm, a plain MLP, a bias on every linear
+// layer, no window); they differ in their config.json's key names and defaults, tabled here.
+const LEARNED_POSITIONS = {
+  gpt2: {
+    hidden: 'n_embd', heads: 'n_head', layers: 'n_layer', inner: 'n_inner', positions: 'n_positions',
+    eps: ['layer_norm_epsilon', 1e-5], act: ['activation_function', 'gelu_new'], placement: 'pre', causal: true,
+  },
+  bert: {
+    hidden: 'hidden_size', heads: 'num_attention_heads', layers: 'num_hidden_layers', inner: 'intermediate_size',
+    positions: 'max_position_embeddings', eps: ['layer_norm_eps', 1e-12], act: ['hidden_act', 'gelu'], placement: 'post',
+    causal: false,
+  },
+};
 
-function gpt2Config(config) {
-  const hiddenSize = size(config, 'n_embd');
-  const numHeads = size(config, 'n_head');
-  if (hiddenSize % numHeads !== 0) throw new RangeError(`${FN}: n_embd (${hiddenSize}) must be a multiple of n_head (${numHeads})`);
-  if (flag(config, 'scale_attn_by_inverse_layer_idx', false)) {
+function learnedPositionsConfig(config, family) {
+  const keys = LEARNED_POSITIONS[family];
+  const hiddenSize = size(config, keys.hidden);
+  const numHeads = size(config, keys.heads);
+  if (hiddenSize % numHeads !== 0) {
+    throw new RangeError(`${FN}: ${keys.hidden} (${hiddenSize}) must be a multiple of ${keys.heads} (${numHeads})`);
+  }
+  const gpt2 = family === 'gpt2';
+  if (gpt2 && flag(config, 'scale_attn_by_inverse_layer_idx', false)) {
     throw new RangeError(`${FN}: config.scale_attn_by_inverse_layer_idx is not supported`);
   }
+  if (!gpt2) {
+    const kind = read(config, 'position_embedding_type', 'absolute');
+    if (kind !== 'absolute') throw new RangeError(`${FN}: config.position_embedding_type ${JSON.stringify(kind)} is not supported: only "absolute"`);
+  }
   const headDim = hiddenSize / numHeads;
-  const numLayers = size(config, 'n_layer');
+  const numLayers = size(config, keys.layers);
   return {
     numLayers, hiddenSize, numHeads, numKvHeads: numHeads, headDim,
-    intermediateSize: size(config, 'n_inner', 4 * hiddenSize),
+    intermediateSize: gpt2 ? size(config, keys.inner, 4 * hiddenSize) : size(config, keys.inner),
     vocabSize: size(config, 'vocab_size'),
-    maxPositions: size(config, 'n_positions'),
-    causal: true,
-    norm: { kind: 'layer', placement: 'pre', eps: positive(config, 'layer_norm_epsilon', 1e-5) },
-    activation: activation(config, 'activation_function', 'gelu_new'),
-    ...learnedPositionsLayout(numLayers),
+    maxPositions: size(config, keys.positions),
+    causal: keys.causal,
+    norm: { kind: 'layer', placement: keys.placement, eps: positive(config, ...keys.eps) },
+    activation: activation(config, ...keys.act),
+    mlp: 'plain', positions: 'learned', rope: null, slidingWindow: null, layerWindows: Array(numLayers).fill(null),
+    biases: { qkv: true, output: true, mlp: true },
     tieWordEmbeddings: flag(config, 'tie_word_embeddings', true),
-    typeVocabSize: 0,
-    attentionScale: flag(config, 'scale_attn_weights', true) ? 1 / Math.sqrt(headDim) : 1,
+    typeVocabSize: gpt2 ? 0 : size(config, 'type_vocab_size', 2),
+    attentionScale: !gpt2 || flag(config, 'scale_attn_weights', true) ? 1 / Math.sqrt(headDim) : 1,
   };
 }
 
-function bertConfig(config) {
-  const hiddenSize = size(config, 'hidden_size');
-  const numHeads = size(config, 'num_attention_heads');
-  if (hiddenSize % numHeads !== 0) throw new RangeError(`${FN}: hidden_size (${hiddenSize}) must be a multiple of num_attention_heads (${numHeads})`);
-  const kind = read(config, 'position_embedding_type', 'absolute');
-  if (kind !== 'absolute') throw new RangeError(`${FN}: config.position_embedding_type ${JSON.stringify(kind)} is not supported: only "absolute"`);
-  const numLayers = size(config, 'num_hidden_layers');
-  return {
-    numLayers, hiddenSize, numHeads, numKvHeads: numHeads, headDim: hiddenSize / numHeads,
-    intermediateSize: size(config, 'intermediate_size'),
-    vocabSize: size(config, 'vocab_size'),
-    maxPositions: size(config, 'max_position_embeddings'),
-    causal: false,
-    norm: { kind: 'layer', placement: 'post', eps: positive(config, 'layer_norm_eps', 1e-12) },
-    activation: activation(config, 'hidden_act', 'gelu'),
-    ...learnedPositionsLayout(numLayers),
-    tieWordEmbeddings: flag(config, 'tie_word_embeddings', true),
-    typeVocabSize: size(config, 'type_vocab_size', 2),
-    attentionScale: 1 / Math.sqrt(hiddenSize / numHeads),
-  };
-}
-
-const FAMILIES = { llama: decoderConfig, mistral: decoderConfig, qwen2: decoderConfig, gpt2: gpt2Config, bert: bertConfig };
+const FAMILIES = { llama: decoderConfig, mistral: decoderConfig, qwen2: decoderConfig, gpt2: (config) => learnedPositionsConfig(config, 'gpt2'),
+  bert: (config) => learnedPositionsConfig(config, 'bert') };
 
 /**
  * @param {object} config the parsed config.json

@@ -177,7 +177,7 @@ beforeAll(async () => {
   // The consumer: the app, and the tarball as npm would install it (no registry needed).
   consumer = path.join(tmp, 'consumer');
   fs.cpSync(path.join(__dirname, 'app'), consumer, { recursive: true });
-  fs.copyFileSync(path.join(ROOT, 'web', 'random.js'), path.join(consumer, 'src', 'random.js'));
+  fs.copyFileSync(path.join(ROOT, 'lib', 'random.mjs'), path.join(consumer, 'src', 'random.js'));
   fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   const installed = path.join(consumer, 'node_modules', 'wasm-attention');
   fs.mkdirSync(installed, { recursive: true });

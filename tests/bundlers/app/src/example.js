@@ -1,7 +1,7 @@
 // The worked example every consumer app computes: 4 tokens, embedDim 16, 2 heads, causal,
 // inputs from a seeded generator. The result carries its inputs, so the test can check it
-// against its float64 reference without a copy of this generator. random.js is the demo page's
-// web/random.js, copied into the app by the test.
+// against its float64 reference without a copy of this generator. random.js is the package's
+// lib/random.mjs (the generator the demo page uses), copied into the app by the test.
 import { mulberry32 } from './random.js';
 
 /** Runs the example with an engine from createAttention(options); resolves to plain JSON data. */
