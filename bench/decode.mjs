@@ -35,12 +35,14 @@ function weightsOf(s) {
 }
 
 /** Bytes a decode step must read at least: every weight once, every cached K and V once. */
-const stepBytes = (s, ctx) => 4 * (2 * s.d * s.h * s.headDim + 2 * s.d * s.kvHeads * s.headDim + 2 * ctx * s.kvHeads * s.headDim);
+const stepBytes = (s, ctx) =>
+  4 * (2 * s.d * s.h * s.headDim + 2 * s.d * s.kvHeads * s.headDim + 2 * ctx * s.kvHeads * s.headDim);
 
 /** Copy bandwidth (bytes read + written per second) of a 64 MiB Float32Array.set, median of 7. */
 function bandwidthProbe() {
   const n = 16 * 1048576;
-  const src = new Float32Array(n).fill(1), dst = new Float32Array(n);
+  const src = new Float32Array(n).fill(1),
+    dst = new Float32Array(n);
   const times = [];
   for (let r = 0; r < 9; r++) {
     const t = performance.now();
@@ -62,24 +64,34 @@ try {
   for (const shape of DECODE_SHAPES) {
     const p = weightsOf(shape);
     const layer = inst.attn.createMultiHeadAttention({
-      embedDim: p.d, numHeads: p.h, numKvHeads: p.kvHeads, headDim: p.headDim,
-      qProjWeight: p.wq, kProjWeight: p.wk, vProjWeight: p.wv, outProjWeight: p.wo,
+      embedDim: p.d,
+      numHeads: p.h,
+      numKvHeads: p.kvHeads,
+      headDim: p.headDim,
+      qProjWeight: p.wq,
+      kProjWeight: p.wk,
+      vProjWeight: p.wv,
+      outProjWeight: p.wo,
     });
     const rand = rng(7);
-    const cases = QUICK ? [[128, 1]] : [...CONTEXTS.map((c) => [c, 1]), ...(shape.kvHeads < shape.h ? [[0, PREFILL]] : [])];
+    const cases = QUICK
+      ? [[128, 1]]
+      : [...CONTEXTS.map((c) => [c, 1]), ...(shape.kvHeads < shape.h ? [[0, PREFILL]] : [])];
     for (const [ctx, tokens] of cases) {
       const cache = layer.createKvCache({ maxLength: Math.max(ctx + tokens, 1) });
       if (ctx > 0) layer.forward({ query: randArray(ctx * p.d, 1, rand), cache, isCausal: true, needWeights: false });
       const past = randArray(p.kvHeads * ctx * p.headDim, 1, rand);
       const row = { shape: shape.name, ctx, tokens, bytes: stepBytes(p, ctx) };
-      const impls = [{
-        key: 'ours',
-        run: (x) => {
-          const { output } = layer.forward({ query: x, cache, isCausal: true, needWeights: false });
-          cache.truncate(ctx);
-          return output;
+      const impls = [
+        {
+          key: 'ours',
+          run: (x) => {
+            const { output } = layer.forward({ query: x, cache, isCausal: true, needWeights: false });
+            cache.truncate(ctx);
+            return output;
+          },
         },
-      }];
+      ];
       let ort = null;
       try {
         ort = await prepareOrtDecode(p, tokens, ctx, past, Float32Array.from(past));
@@ -92,9 +104,11 @@ try {
       for (const [k, v] of st) row[k] = v.error ? { error: v.error } : { median: v.median, runs: v.runs };
       // A prefill from an empty cache is the same computation in both: the outputs must agree.
       if (ctx === 0 && !st.get('ours')?.error && st.get('ort') && !st.get('ort').error) {
-        const a = st.get('ours').output, b = st.get('ort').output;
+        const a = st.get('ours').output,
+          b = st.get('ort').output;
         let worst = 0;
-        for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1e-3 + 1e-3 * Math.abs(b[i])));
+        for (let i = 0; i < a.length; i++)
+          worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1e-3 + 1e-3 * Math.abs(b[i])));
         row.agreesWithOrt = worst <= 1;
       }
       result.rows.push(row);

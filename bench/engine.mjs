@@ -9,7 +9,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const enginePath = path.resolve(process.env.BENCH_ENGINE || path.join(here, '..', 'dist', 'node.mjs'));
 
 export async function loadEngine() {
-  if (!fs.existsSync(enginePath)) return { error: `${path.relative(process.cwd(), enginePath)} not found (run scripts/build.sh)` };
+  if (!fs.existsSync(enginePath))
+    return { error: `${path.relative(process.cwd(), enginePath)} not found (run scripts/build.sh)` };
   try {
     const mod = await import(pathToFileURL(enginePath).href);
     const createAttention = mod.createAttention ?? mod.default?.createAttention;
@@ -28,7 +29,8 @@ export async function createInstance(createAttention, threads, options = {}) {
   try {
     const attn = await createAttention({ threads, relaxedSimd: false, ...options });
     const got = attn.info?.threads;
-    if (threads > 1 && got !== threads) return { error: `createAttention({threads:${threads}}) gave info.threads = ${got}` };
+    if (threads > 1 && got !== threads)
+      return { error: `createAttention({threads:${threads}}) gave info.threads = ${got}` };
     return { attn, info: attn.info };
   } catch (e) {
     return { error: `createAttention({threads:${threads}}) threw: ${String(e?.message ?? e).split('\n')[0]}` };
@@ -37,9 +39,12 @@ export async function createInstance(createAttention, threads, options = {}) {
 
 function mhaArgs(p) {
   return {
-    embedDim: p.d, numHeads: p.h,
-    inProjWeight: p.inProjWeight, inProjBias: p.inProjBias,
-    outProjWeight: p.outProjWeight, outProjBias: p.outProjBias,
+    embedDim: p.d,
+    numHeads: p.h,
+    inProjWeight: p.inProjWeight,
+    inProjBias: p.inProjBias,
+    outProjWeight: p.outProjWeight,
+    outProjBias: p.outProjBias,
   };
 }
 
@@ -52,9 +57,12 @@ export function oneShot(attn, p, needWeights = false) {
 
 /** x ↦ output through attn.createMultiHeadAttention(...).forward (weights loaded once). */
 export function prepared(attn, p, needWeights = false) {
-  if (typeof attn.createMultiHeadAttention !== 'function') return { error: 'no createMultiHeadAttention (prepared layers) yet' };
+  if (typeof attn.createMultiHeadAttention !== 'function')
+    return { error: 'no createMultiHeadAttention (prepared layers) yet' };
   let layer;
-  try { layer = attn.createMultiHeadAttention(mhaArgs(p)); } catch (e) {
+  try {
+    layer = attn.createMultiHeadAttention(mhaArgs(p));
+  } catch (e) {
     return { error: `createMultiHeadAttention threw: ${String(e?.message ?? e).split('\n')[0]}` };
   }
   return { run: (x) => layer.forward({ query: x, needWeights }).output, dispose: () => layer.dispose?.() };

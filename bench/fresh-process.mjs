@@ -9,8 +9,14 @@ import { answer as out } from './child-process.mjs';
 const [mode, variant = 'prepared'] = process.argv.slice(2);
 
 function mhaArgs(p) {
-  return { embedDim: p.d, numHeads: p.h, inProjWeight: p.inProjWeight, inProjBias: p.inProjBias,
-    outProjWeight: p.outProjWeight, outProjBias: p.outProjBias };
+  return {
+    embedDim: p.d,
+    numHeads: p.h,
+    inProjWeight: p.inProjWeight,
+    inProjBias: p.inProjBias,
+    outProjWeight: p.outProjWeight,
+    outProjBias: p.outProjBias,
+  };
 }
 
 async function firstCall() {
@@ -20,7 +26,8 @@ async function firstCall() {
   const t0 = performance.now();
   const attn = await createAttention({ threads: 1, relaxedSimd: false });
   const createMs = performance.now() - t0;
-  let forward, prepareMs = 0;
+  let forward,
+    prepareMs = 0;
   if (variant === 'prepared') {
     if (typeof attn.createMultiHeadAttention !== 'function') return out({ error: 'no createMultiHeadAttention yet' });
     const t1 = performance.now();
@@ -46,7 +53,9 @@ async function firstCall() {
 async function memory() {
   const { createAttention, error } = await loadEngine();
   if (error) return out({ error });
-  const n = 16384, d = 512, h = 8;
+  const n = 16384,
+    d = 512,
+    h = 8;
   const p = makeProblem(n, d, h);
   const attn = await createAttention({ threads: 1, relaxedSimd: false });
   if (typeof attn.memoryStats !== 'function') return out({ error: 'no attn.memoryStats()' });
@@ -61,7 +70,11 @@ async function memory() {
   const ms = performance.now() - t0;
   const after = attn.memoryStats();
   let finite = true;
-  for (let i = 0; i < res.output.length; i += 997) if (!Number.isFinite(res.output[i])) { finite = false; break; }
+  for (let i = 0; i < res.output.length; i += 997)
+    if (!Number.isFinite(res.output[i])) {
+      finite = false;
+      break;
+    }
   out({ n, d, h, threads: attn.info?.threads, before, after, ms, outputLength: res.output.length, finite });
 }
 

@@ -17,9 +17,15 @@ export function installPeers() {
   const missing = deps.filter((d) => !fs.existsSync(path.join(nm, d, 'package.json')));
   const stale = fs.existsSync(lock) && fs.existsSync(marker) && fs.statSync(lock).mtimeMs > fs.statSync(marker).mtimeMs;
   if (!missing.length && !stale) return null;
-  log(`bench: installing the benchmark's own dependencies in bench/ (${missing.length ? 'missing: ' + missing.join(', ') : 'lockfile changed'})`);
+  log(
+    `bench: installing the benchmark's own dependencies in bench/ (${missing.length ? 'missing: ' + missing.join(', ') : 'lockfile changed'})`,
+  );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(npm, ['install', '--no-audit', '--no-fund'], { cwd: here, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) return `npm install in bench/ failed (status ${r.status}${r.error ? ', ' + r.error.message : ''})`;
+  const r = spawnSync(npm, ['install', '--no-audit', '--no-fund'], {
+    cwd: here,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (r.status !== 0)
+    return `npm install in bench/ failed (status ${r.status}${r.error ? ', ' + r.error.message : ''})`;
   return null;
 }

@@ -36,7 +36,11 @@ export async function pickVariant(variants, x, { activate, warm = 3, rounds = 3,
     if (activate) await activate();
     try {
       const w = await warmUp(variants[name], x, warm);
-      info[name] = { ...w, times: [], calls: Math.max(1, Math.min(5000, Math.round(blockMs / Math.max(w.msPerCall, 1e-4)))) };
+      info[name] = {
+        ...w,
+        times: [],
+        calls: Math.max(1, Math.min(5000, Math.round(blockMs / Math.max(w.msPerCall, 1e-4)))),
+      };
     } catch (e) {
       info[name] = { error: String(e?.message ?? e).split('\n')[0] };
     }

@@ -17,7 +17,8 @@ function linear(x, rows, inDim, w, wRowOffset, outDim, b, bOffset, out) {
 
 /** @returns {Float32Array} output [n, d] */
 export function naiveMha({ query, n, embedDim: d, numHeads: h, inProjWeight, inProjBias, outProjWeight, outProjBias }) {
-  const hd = d / h, scale = 1 / Math.sqrt(hd);
+  const hd = d / h,
+    scale = 1 / Math.sqrt(hd);
   const q = linear(query, n, d, inProjWeight, 0, d, inProjBias, 0, new Float32Array(n * d));
   const k = linear(query, n, d, inProjWeight, d, d, inProjBias, d, new Float32Array(n * d));
   const v = linear(query, n, d, inProjWeight, 2 * d, d, inProjBias, 2 * d, new Float32Array(n * d));
@@ -35,7 +36,11 @@ export function naiveMha({ query, n, embedDim: d, numHeads: h, inProjWeight, inP
         if (s > max) max = s;
       }
       let sum = 0;
-      for (let j = 0; j < n; j++) { const e = Math.exp(row[j] - max); row[j] = e; sum += e; }
+      for (let j = 0; j < n; j++) {
+        const e = Math.exp(row[j] - max);
+        row[j] = e;
+        sum += e;
+      }
       const inv = 1 / sum;
       for (let t = 0; t < hd; t++) {
         let s = 0;

@@ -6,33 +6,76 @@
 // K/V in, present K/V out) → MatMul (buildGqaModel).
 
 class Writer {
-  constructor() { this.parts = []; this.len = 0; }
-  bytes(u8) { this.parts.push(u8); this.len += u8.length; }
+  constructor() {
+    this.parts = [];
+    this.len = 0;
+  }
+  bytes(u8) {
+    this.parts.push(u8);
+    this.len += u8.length;
+  }
   varint(v) {
     v = BigInt(v);
-    if (v < 0n) v += 1n << 64n;          // int64 two's complement, 10 bytes
+    if (v < 0n) v += 1n << 64n; // int64 two's complement, 10 bytes
     const out = [];
-    do { let b = Number(v & 0x7fn); v >>= 7n; if (v) b |= 0x80; out.push(b); } while (v);
+    do {
+      let b = Number(v & 0x7fn);
+      v >>= 7n;
+      if (v) b |= 0x80;
+      out.push(b);
+    } while (v);
     this.bytes(Uint8Array.from(out));
   }
-  key(field, wire) { this.varint((field << 3) | wire); }
-  int(field, v) { this.key(field, 0); this.varint(v); }
-  float(field, v) { this.key(field, 5); const b = new Uint8Array(4); new DataView(b.buffer).setFloat32(0, v, true); this.bytes(b); }
-  lenDelim(field, u8) { this.key(field, 2); this.varint(u8.length); this.bytes(u8); }
-  string(field, s) { this.lenDelim(field, new TextEncoder().encode(s)); }
-  msg(field, fn) { const w = new Writer(); fn(w); this.lenDelim(field, w.finish()); }
-  finish() { const out = new Uint8Array(this.len); let o = 0; for (const p of this.parts) { out.set(p, o); o += p.length; } return out; }
+  key(field, wire) {
+    this.varint((field << 3) | wire);
+  }
+  int(field, v) {
+    this.key(field, 0);
+    this.varint(v);
+  }
+  float(field, v) {
+    this.key(field, 5);
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setFloat32(0, v, true);
+    this.bytes(b);
+  }
+  lenDelim(field, u8) {
+    this.key(field, 2);
+    this.varint(u8.length);
+    this.bytes(u8);
+  }
+  string(field, s) {
+    this.lenDelim(field, new TextEncoder().encode(s));
+  }
+  msg(field, fn) {
+    const w = new Writer();
+    fn(w);
+    this.lenDelim(field, w.finish());
+  }
+  finish() {
+    const out = new Uint8Array(this.len);
+    let o = 0;
+    for (const p of this.parts) {
+      out.set(p, o);
+      o += p.length;
+    }
+    return out;
+  }
 }
 
-const FLOAT = 1, INT32 = 6, INT64 = 7;
+const FLOAT = 1,
+  INT32 = 6,
+  INT64 = 7;
 
 function tensor(w, field, name, dims, data, dataType = FLOAT) {
   w.msg(field, (t) => {
     for (const d of dims) t.int(1, d);
     t.int(2, dataType);
     t.string(8, name);
-    const raw = dataType === FLOAT ? new Uint8Array(Float32Array.from(data).buffer)
-      : new Uint8Array(BigInt64Array.from(data.map(BigInt)).buffer);
+    const raw =
+      dataType === FLOAT
+        ? new Uint8Array(Float32Array.from(data).buffer)
+        : new Uint8Array(BigInt64Array.from(data.map(BigInt)).buffer);
     t.lenDelim(9, raw);
   });
 }
@@ -40,10 +83,14 @@ function tensor(w, field, name, dims, data, dataType = FLOAT) {
 function valueInfo(w, field, name, dims, elemType = FLOAT) {
   w.msg(field, (v) => {
     v.string(1, name);
-    v.msg(2, (tp) => tp.msg(1, (tt) => {
-      tt.int(1, elemType);
-      tt.msg(2, (sh) => { for (const d of dims) sh.msg(1, (dim) => dim.int(1, d)); });
-    }));
+    v.msg(2, (tp) =>
+      tp.msg(1, (tt) => {
+        tt.int(1, elemType);
+        tt.msg(2, (sh) => {
+          for (const d of dims) sh.msg(1, (dim) => dim.int(1, d));
+        });
+      }),
+    );
   });
 }
 
@@ -57,15 +104,23 @@ function node(w, opType, inputs, outputs, attrs = {}, domain = '') {
     for (const [name, v] of Object.entries(attrs)) {
       n.msg(5, (a) => {
         a.string(1, name);
-        if (Array.isArray(v)) { for (const x of v) a.int(8, x); a.int(20, 7); }
-        else if (Number.isInteger(v)) { a.int(3, v); a.int(20, 2); }
-        else { a.float(2, v); a.int(20, 1); }
+        if (Array.isArray(v)) {
+          for (const x of v) a.int(8, x);
+          a.int(20, 7);
+        } else if (Number.isInteger(v)) {
+          a.int(3, v);
+          a.int(20, 2);
+        } else {
+          a.float(2, v);
+          a.int(20, 1);
+        }
       });
     }
   });
 }
 
-function transpose2d(w, rows, cols) {        // [rows, cols] → [cols, rows]
+function transpose2d(w, rows, cols) {
+  // [rows, cols] → [cols, rows]
   const t = new Float32Array(rows * cols);
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) t[c * rows + r] = w[r * cols + c];
   return t;
@@ -77,9 +132,10 @@ function transpose2d(w, rows, cols) {        // [rows, cols] → [cols, rows]
  * @returns {Uint8Array} ONNX model bytes; input 'x' [1, n, d], output 'y' [1, n, d]
  */
 export function buildMhaModel(p, kind) {
-  const { n, d, h } = p, hd = d / h;
-  const winT = transpose2d(p.inProjWeight, 3 * d, d);   // [d, 3d]
-  const woT = transpose2d(p.outProjWeight, d, d);       // [d, d]
+  const { n, d, h } = p,
+    hd = d / h;
+  const winT = transpose2d(p.inProjWeight, 3 * d, d); // [d, 3d]
+  const woT = transpose2d(p.outProjWeight, d, d); // [d, d]
   const graph = (g) => {
     if (kind === 'contrib') {
       node(g, 'Attention', ['x', 'w_in', 'b_in'], ['attn'], { num_heads: h }, 'com.microsoft');
@@ -87,20 +143,20 @@ export function buildMhaModel(p, kind) {
       node(g, 'Add', ['proj', 'b_out'], ['y']);
     } else {
       node(g, 'MatMul', ['x', 'w_in'], ['qkv0']);
-      node(g, 'Add', ['qkv0', 'b_in'], ['qkv']);                           // [1, n, 3d]
-      node(g, 'Reshape', ['qkv', 'shape_qkv'], ['qkv5']);                  // [n, 3, h, hd]
-      node(g, 'Transpose', ['qkv5'], ['qkvT'], { perm: [1, 2, 0, 3] });    // [3, h, n, hd]
+      node(g, 'Add', ['qkv0', 'b_in'], ['qkv']); // [1, n, 3d]
+      node(g, 'Reshape', ['qkv', 'shape_qkv'], ['qkv5']); // [n, 3, h, hd]
+      node(g, 'Transpose', ['qkv5'], ['qkvT'], { perm: [1, 2, 0, 3] }); // [3, h, n, hd]
       node(g, 'Split', ['qkvT', 'split3'], ['q4', 'k4', 'v4'], { axis: 0 });
-      node(g, 'Squeeze', ['q4', 'axis0'], ['q']);                          // [h, n, hd]
+      node(g, 'Squeeze', ['q4', 'axis0'], ['q']); // [h, n, hd]
       node(g, 'Squeeze', ['k4', 'axis0'], ['k']);
       node(g, 'Squeeze', ['v4', 'axis0'], ['v']);
-      node(g, 'Transpose', ['k'], ['kT'], { perm: [0, 2, 1] });           // [h, hd, n]
+      node(g, 'Transpose', ['k'], ['kT'], { perm: [0, 2, 1] }); // [h, hd, n]
       node(g, 'Mul', ['q', 'scale'], ['qs']);
-      node(g, 'MatMul', ['qs', 'kT'], ['scores']);                         // [h, n, n]
+      node(g, 'MatMul', ['qs', 'kT'], ['scores']); // [h, n, n]
       node(g, 'Softmax', ['scores'], ['probs'], { axis: -1 });
-      node(g, 'MatMul', ['probs', 'v'], ['ctx']);                          // [h, n, hd]
-      node(g, 'Transpose', ['ctx'], ['ctxT'], { perm: [1, 0, 2] });       // [n, h, hd]
-      node(g, 'Reshape', ['ctxT', 'shape_out'], ['attn']);                 // [1, n, d]
+      node(g, 'MatMul', ['probs', 'v'], ['ctx']); // [h, n, hd]
+      node(g, 'Transpose', ['ctx'], ['ctxT'], { perm: [1, 0, 2] }); // [n, h, hd]
+      node(g, 'Reshape', ['ctxT', 'shape_out'], ['attn']); // [1, n, d]
       node(g, 'MatMul', ['attn', 'w_out'], ['proj']);
       node(g, 'Add', ['proj', 'b_out'], ['y']);
       tensor(g, 5, 'shape_qkv', [4], [n, 3, h, hd], INT64);
@@ -118,11 +174,18 @@ export function buildMhaModel(p, kind) {
     valueInfo(g, 12, 'y', [1, n, d]);
   };
   const m = new Writer();
-  m.int(1, 8);                                   // ir_version
+  m.int(1, 8); // ir_version
   m.string(2, 'wasm-attention-bench');
   m.msg(7, graph);
-  m.msg(8, (o) => { o.string(1, ''); o.int(2, 17); });
-  if (kind === 'contrib') m.msg(8, (o) => { o.string(1, 'com.microsoft'); o.int(2, 1); });
+  m.msg(8, (o) => {
+    o.string(1, '');
+    o.int(2, 17);
+  });
+  if (kind === 'contrib')
+    m.msg(8, (o) => {
+      o.string(1, 'com.microsoft');
+      o.int(2, 1);
+    });
   return m.finish();
 }
 
@@ -138,8 +201,14 @@ export function buildGqaModel(p, tokens, past) {
     node(g, 'MatMul', ['x', 'w_q'], ['q']);
     node(g, 'MatMul', ['x', 'w_k'], ['k']);
     node(g, 'MatMul', ['x', 'w_v'], ['v']);
-    node(g, 'GroupQueryAttention', ['q', 'k', 'v', 'past_key', 'past_value', 'seqlens_k', 'total_sequence_length'],
-      ['attn', 'present_key', 'present_value'], { num_heads: h, kv_num_heads: kvHeads }, 'com.microsoft');
+    node(
+      g,
+      'GroupQueryAttention',
+      ['q', 'k', 'v', 'past_key', 'past_value', 'seqlens_k', 'total_sequence_length'],
+      ['attn', 'present_key', 'present_value'],
+      { num_heads: h, kv_num_heads: kvHeads },
+      'com.microsoft',
+    );
     node(g, 'MatMul', ['attn', 'w_o'], ['y']);
     g.string(2, 'gqa');
     tensor(g, 5, 'w_q', [d, h * hd], transpose2d(p.wq, h * hd, d));
@@ -157,7 +226,13 @@ export function buildGqaModel(p, tokens, past) {
   m.int(1, 8);
   m.string(2, 'wasm-attention-bench');
   m.msg(7, graph);
-  m.msg(8, (o) => { o.string(1, ''); o.int(2, 17); });
-  m.msg(8, (o) => { o.string(1, 'com.microsoft'); o.int(2, 1); });
+  m.msg(8, (o) => {
+    o.string(1, '');
+    o.int(2, 17);
+  });
+  m.msg(8, (o) => {
+    o.string(1, 'com.microsoft');
+    o.int(2, 1);
+  });
   return m.finish();
 }

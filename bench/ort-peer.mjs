@@ -22,8 +22,10 @@ export async function prepareOrt(p) {
   const errors = {};
   for (const kind of ['contrib', 'standard']) {
     try {
-      const s = await ort.InferenceSession.create(buildMhaModel(p, kind),
-        { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+      const s = await ort.InferenceSession.create(buildMhaModel(p, kind), {
+        executionProviders: ['wasm'],
+        graphOptimizationLevel: 'all',
+      });
       sessions[kind] = s;
       variants[kind] = async (x) => {
         const res = await s.run({ x: new ort.Tensor('float32', x, [1, n, d]) });
@@ -36,8 +38,11 @@ export async function prepareOrt(p) {
     }
   }
   return {
-    variants, errors,
-    dispose: async () => { for (const s of Object.values(sessions)) await s.release(); },
+    variants,
+    errors,
+    dispose: async () => {
+      for (const s of Object.values(sessions)) await s.release();
+    },
   };
 }
 
@@ -49,8 +54,11 @@ export async function prepareOrt(p) {
 export async function prepareOrtDecode(p, tokens, past, pastKey, pastValue) {
   // Its worker threads spin between runs by default, taking the cores our interleaved steps need on
   // a 2-core machine; without spinning both sides get the same machine.
-  const s = await ort.InferenceSession.create(buildGqaModel(p, tokens, past),
-    { executionProviders: ['wasm'], graphOptimizationLevel: 'all', extra: { session: { intra_op: { allow_spinning: '0' } } } });
+  const s = await ort.InferenceSession.create(buildGqaModel(p, tokens, past), {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
+  });
   const shape = [1, p.kvHeads, past, p.headDim];
   const feeds = {
     past_key: new ort.Tensor('float32', pastKey, shape),

@@ -26,19 +26,27 @@ try {
     let waErr = inst2.error;
     if (!waErr) {
       const w = prepared(inst2.attn, p);
-      if (w.error) waErr = w.error; else { impls.push({ key: 'wa-prepared-2', run: w.run }); disposers.push(() => w.dispose()); }
+      if (w.error) waErr = w.error;
+      else {
+        impls.push({ key: 'wa-prepared-2', run: w.run });
+        disposers.push(() => w.dispose());
+      }
     }
     const o = await prepareOrt(p);
     disposers.push(o.dispose);
-    let ortVariant = null, ortErr = null;
+    let ortVariant = null,
+      ortErr = null;
     try {
       const pick = await pickVariant(o.variants, p.query, raceFor(s[0]));
       ortVariant = pick;
       impls.push({ key: 'ort-2', run: o.variants[pick.name] });
-    } catch (e) { ortErr = String(e.message); }
+    } catch (e) {
+      ortErr = String(e.message);
+    }
     const st = await measureInterleaved(impls, p.query, { reps: repsFor(s[0]), warm: warmFor(s[0]) });
     const shapeRes = {};
-    for (const [k, v] of st) shapeRes[k] = v.error ? { error: v.error } : { median: v.median, runs: v.runs, calls: v.calls };
+    for (const [k, v] of st)
+      shapeRes[k] = v.error ? { error: v.error } : { median: v.median, runs: v.runs, calls: v.calls };
     if (waErr) shapeRes['wa-prepared-2'] = { error: waErr };
     if (ortErr) shapeRes['ort-2'] = { error: ortErr };
     if (ortVariant) shapeRes['ort-2'].variant = ortVariant;

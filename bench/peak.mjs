@@ -35,7 +35,7 @@ function calibrate(ex, targetMs) {
     const t0 = performance.now();
     ex.peak(iters, 0.999, 0.001);
     const t = performance.now() - t0;
-    if (t > targetMs / 4) return Math.ceil(iters * targetMs / t);
+    if (t > targetMs / 4) return Math.ceil((iters * targetMs) / t);
     iters *= 4;
   }
 }
@@ -49,25 +49,32 @@ export async function peakOneThread(bytes, { reps = 9, targetMs = 60 } = {}) {
   for (let r = 0; r < reps; r++) {
     const t0 = performance.now();
     ex.peak(iters, 0.999, 0.001);
-    rates.push(iters * fpi / (performance.now() - t0) / 1e6);
+    rates.push((iters * fpi) / (performance.now() - t0) / 1e6);
   }
-  return { gflops: median(rates), runs: rates, msPerRun: iters * fpi / median(rates) / 1e6 };
+  return { gflops: median(rates), runs: rates, msPerRun: (iters * fpi) / median(rates) / 1e6 };
 }
 
 /** N threads at once (worker_threads, started together through a shared flag): aggregate GFLOP/s, median over reps. */
 export async function peakThreads(bytes, nThreads, { reps = 7, targetMs = 60 } = {}) {
   const sab = new SharedArrayBuffer(4 * (2 + nThreads));
-  const ctl = new Int32Array(sab);      // [0] = round number, [1] = ready count
+  const ctl = new Int32Array(sab); // [0] = round number, [1] = ready count
   const workers = [];
   const results = [];
   const done = [];
   for (let w = 0; w < nThreads; w++) {
-    const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { peakWorker: true, bytes, sab, reps, targetMs, index: w } });
+    const worker = new Worker(fileURLToPath(import.meta.url), {
+      workerData: { peakWorker: true, bytes, sab, reps, targetMs, index: w },
+    });
     workers.push(worker);
-    done.push(new Promise((resolve, reject) => {
-      worker.on('message', (m) => { results[w] = m; resolve(); });
-      worker.on('error', reject);
-    }));
+    done.push(
+      new Promise((resolve, reject) => {
+        worker.on('message', (m) => {
+          results[w] = m;
+          resolve();
+        });
+        worker.on('error', reject);
+      }),
+    );
   }
   // wait until every worker has calibrated, then release rounds one by one
   while (Atomics.load(ctl, 1) < nThreads) await new Promise((r) => setTimeout(r, 5));
@@ -82,8 +89,12 @@ export async function peakThreads(bytes, nThreads, { reps = 7, targetMs = 60 } =
   // per round: all flops of all threads / time of the slowest thread in that round
   const rates = [];
   for (let r = 0; r < reps; r++) {
-    let flops = 0, t = 0;
-    for (const res of results) { flops += res.flops; t = Math.max(t, res.times[r]); }
+    let flops = 0,
+      t = 0;
+    for (const res of results) {
+      flops += res.flops;
+      t = Math.max(t, res.times[r]);
+    }
     rates.push(flops / t / 1e6);
   }
   return { gflops: median(rates), runs: rates };
@@ -101,17 +112,23 @@ export async function createPeakProbe(bytes, { targetMs = 20, nThreads = 2 } = {
   const probe = {
     flops1: iters * fpi,
     run1: () => ex.peak(iters, 0.999, 0.001),
-    flops2: 0, run2: null, close: async () => {},
+    flops2: 0,
+    run2: null,
+    close: async () => {},
   };
   const sab = new SharedArrayBuffer(16);
-  const ctl = new Int32Array(sab);      // [0] generation, [1] finished count, [2] ready count, [3] total flops/1e3
+  const ctl = new Int32Array(sab); // [0] generation, [1] finished count, [2] ready count, [3] total flops/1e3
   const workers = [];
   for (let w = 0; w < nThreads; w++) {
-    workers.push(new Worker(fileURLToPath(import.meta.url), { workerData: { persistentPeakWorker: true, bytes, sab, targetMs } }));
+    workers.push(
+      new Worker(fileURLToPath(import.meta.url), { workerData: { persistentPeakWorker: true, bytes, sab, targetMs } }),
+    );
   }
   const errors = workers.map((w) => new Promise((_, reject) => w.on('error', reject)));
   await Promise.race([
-    (async () => { while (Atomics.load(ctl, 2) < nThreads) await new Promise((r) => setTimeout(r, 5)); })(),
+    (async () => {
+      while (Atomics.load(ctl, 2) < nThreads) await new Promise((r) => setTimeout(r, 5));
+    })(),
     ...errors,
   ]);
   let gen = 0;
@@ -139,7 +156,7 @@ if (!isMainThread && workerData?.persistentPeakWorker) {
   const ctl = new Int32Array(sab);
   const ex = await instantiate(bytes);
   const iters = calibrate(ex, targetMs);
-  Atomics.add(ctl, 3, Math.round(iters * ex.flopsPerIteration() / 1e3));
+  Atomics.add(ctl, 3, Math.round((iters * ex.flopsPerIteration()) / 1e3));
   Atomics.add(ctl, 2, 1);
   let seen = 0;
   for (;;) {
@@ -162,7 +179,7 @@ if (!isMainThread && workerData?.peakWorker) {
   Atomics.add(ctl, 1, 1);
   const times = [];
   for (let r = 1; r <= reps; r++) {
-    Atomics.wait(ctl, 0, r - 1);               // until the main thread starts round r
+    Atomics.wait(ctl, 0, r - 1); // until the main thread starts round r
     const t0 = performance.now();
     ex.peak(iters, 0.999, 0.001);
     times.push(performance.now() - t0);

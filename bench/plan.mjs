@@ -15,25 +15,41 @@ const opt = (name) => {
   return a.includes('=') ? a.slice(a.indexOf('=') + 1) : true;
 };
 export const QUICK = !!opt('quick');
-export const SKIP = new Set(String(opt('skip') || '').split(',').filter(Boolean));
+export const SKIP = new Set(
+  String(opt('skip') || '')
+    .split(',')
+    .filter(Boolean),
+);
 export const VERIFY_BIG = !opt('no-verify-big') && !QUICK;
 export const JSON_OUT = path.resolve(typeof opt('json') === 'string' ? opt('json') : path.join(here, 'results.json'));
 
-const ALL_SHAPES = [[8, 64, 2], [12, 48, 3], [4, 512, 8], [64, 256, 4], [96, 384, 6], [128, 512, 8], [256, 768, 12], [512, 768, 12], [1024, 512, 8]];
+const ALL_SHAPES = [
+  [8, 64, 2],
+  [12, 48, 3],
+  [4, 512, 8],
+  [64, 256, 4],
+  [96, 384, 6],
+  [128, 512, 8],
+  [256, 768, 12],
+  [512, 768, 12],
+  [1024, 512, 8],
+];
 export const shapeKey = ([n, d, h]) => `${n}x${d}x${h}`;
 export const shapeLabel = ([n, d, h]) => `${n}×${d}×${h}`;
 let shapes = ALL_SHAPES;
 if (typeof opt('shapes') === 'string') {
-  shapes = opt('shapes').split(',').map((s) => s.split(/[x×]/).map(Number));
+  shapes = opt('shapes')
+    .split(',')
+    .map((s) => s.split(/[x×]/).map(Number));
 } else if (QUICK) {
   shapes = ALL_SHAPES.slice(0, 6);
 }
 export const SHAPES = shapes;
-export const NAIVE_MAX_TOKENS = 256;            // naive JS is timed up to this many tokens
-export const WEIGHTS_SHAPE = '256x768x12';       // where needWeights: true is timed too
+export const NAIVE_MAX_TOKENS = 256; // naive JS is timed up to this many tokens
+export const WEIGHTS_SHAPE = '256x768x12'; // where needWeights: true is timed too
 export const repsFor = (n) => (QUICK ? 3 : n <= 128 ? 11 : n <= 256 ? 9 : 7);
-export const warmFor = (n) => (n >= 512 ? 2 : 3);                       // warm-up calls per implementation
-export const raceFor = (n) => ({ warm: n >= 512 ? 2 : 3, rounds: QUICK || n >= 512 ? 1 : 3 });   // variant races
+export const warmFor = (n) => (n >= 512 ? 2 : 3); // warm-up calls per implementation
+export const raceFor = (n) => ({ warm: n >= 512 ? 2 : 3, rounds: QUICK || n >= 512 ? 1 : 3 }); // variant races
 
 // The table's rows, in order. ours: a wasm-attention variant; extra: not one a user gets by default.
 export const IMPLS = [

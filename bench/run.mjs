@@ -25,8 +25,21 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const { restartWithRelaxedSimd } = await import('./relaxed.mjs');
 restartWithRelaxedSimd();
 
-const { QUICK, SKIP, VERIFY_BIG, JSON_OUT, SHAPES, IMPLS, NAIVE_MAX_TOKENS, WEIGHTS_SHAPE, shapeKey, shapeLabel, repsFor, warmFor, raceFor } =
-  await import('./plan.mjs');
+const {
+  QUICK,
+  SKIP,
+  VERIFY_BIG,
+  JSON_OUT,
+  SHAPES,
+  IMPLS,
+  NAIVE_MAX_TOKENS,
+  WEIGHTS_SHAPE,
+  shapeKey,
+  shapeLabel,
+  repsFor,
+  warmFor,
+  raceFor,
+} = await import('./plan.mjs');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
 const { installPeers } = await import('./install-peers.mjs');
@@ -85,27 +98,54 @@ const inst2 = eng.error ? { error: eng.error } : await createInstance(eng.create
 const instScalar = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 1, { simd: false });
 const instScalar2 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 2, { simd: false });
 const instRelaxed = {};
-for (const t of [1, 2]) instRelaxed[t] = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, t, { relaxedSimd: true });
-results.engine = { path: enginePath, info: inst1.info ?? null, info2: inst2.info ?? null, error1: inst1.error ?? null, error2: inst2.error ?? null,
-  relaxed: instRelaxed[1].info ?? instRelaxed[1].error };
+for (const t of [1, 2])
+  instRelaxed[t] = eng.error
+    ? { error: eng.error }
+    : await createInstance(eng.createAttention, t, { relaxedSimd: true });
+results.engine = {
+  path: enginePath,
+  info: inst1.info ?? null,
+  info2: inst2.info ?? null,
+  error1: inst1.error ?? null,
+  error2: inst2.error ?? null,
+  relaxed: instRelaxed[1].info ?? instRelaxed[1].error,
+};
 
 // TensorFlow.js
-let tfjs = null, tfjsMt = null, tfjsErr = null, tfjsMtErr = null;
+let tfjs = null,
+  tfjsMt = null,
+  tfjsErr = null,
+  tfjsMtErr = null;
 if (SKIP.has('tfjs')) tfjsErr = tfjsMtErr = 'skipped (--skip=tfjs)';
 else if (depsError) tfjsErr = tfjsMtErr = depsError;
 else {
   try {
     tfjs = await import('./tfjs-peer.mjs');
     results.tfjs = await tfjs.loadTfjs();
-    try { results.tfjsThreaded = await tfjs.loadTfjsThreaded(2); tfjsMt = true; } catch (e) { tfjsMtErr = String(e?.message ?? e).split('\n')[0]; }
-  } catch (e) { tfjsErr = tfjsMtErr = String(e?.message ?? e).split('\n')[0]; tfjs = null; }
+    try {
+      results.tfjsThreaded = await tfjs.loadTfjsThreaded(2);
+      tfjsMt = true;
+    } catch (e) {
+      tfjsMtErr = String(e?.message ?? e).split('\n')[0];
+    }
+  } catch (e) {
+    tfjsErr = tfjsMtErr = String(e?.message ?? e).split('\n')[0];
+    tfjs = null;
+  }
 }
 // onnxruntime-web (1 thread here; 2 threads in a child process)
-let ort = null, ortErr = null;
+let ort = null,
+  ortErr = null;
 if (SKIP.has('ort')) ortErr = 'skipped (--skip=ort)';
 else if (depsError) ortErr = depsError;
 else {
-  try { ort = await import('./ort-peer.mjs'); results.ort = await ort.loadOrt(1); } catch (e) { ortErr = String(e?.message ?? e).split('\n')[0]; ort = null; }
+  try {
+    ort = await import('./ort-peer.mjs');
+    results.ort = await ort.loadOrt(1);
+  } catch (e) {
+    ortErr = String(e?.message ?? e).split('\n')[0];
+    ort = null;
+  }
 }
 
 const cpuAtStart = cpuSnapshot();
@@ -120,9 +160,15 @@ for (const s of SHAPES) {
   const extra = {};
   const disposers = [];
   const addEngine = (k, inst, make, needWeights = false) => {
-    if (inst.error) { rowErr[k] = inst.error; return; }
+    if (inst.error) {
+      rowErr[k] = inst.error;
+      return;
+    }
     const w = make(inst.attn, p, needWeights);
-    if (w.error) { rowErr[k] = w.error; return; }
+    if (w.error) {
+      rowErr[k] = w.error;
+      return;
+    }
     impls.push({ key: k, run: w.run });
     disposers.push(() => w.dispose());
   };
@@ -138,16 +184,24 @@ for (const s of SHAPES) {
   else if (n > NAIVE_MAX_TOKENS) rowErr.naive = `not timed above ${NAIVE_MAX_TOKENS} tokens`;
   else impls.push({ key: 'naive', run: (x) => naiveMha({ ...p, query: x, embedDim: d, numHeads: h }), warm: 2 });
   // tfjs
-  const tfjsBackends = [['tfjs-1', 'wasm', tfjs && !tfjsErr, tfjsErr], ['tfjs-2', 'wasm-mt', tfjs && tfjsMt, tfjsMtErr]];
+  const tfjsBackends = [
+    ['tfjs-1', 'wasm', tfjs && !tfjsErr, tfjsErr],
+    ['tfjs-2', 'wasm-mt', tfjs && tfjsMt, tfjsMtErr],
+  ];
   for (const [k, backend, ok, err] of tfjsBackends) {
-    if (!ok) { rowErr[k] = err; continue; }
+    if (!ok) {
+      rowErr[k] = err;
+      continue;
+    }
     try {
       const prep = await tfjs.prepareTfjs(backend, p);
       disposers.push(prep.dispose);
       const pick = await pickVariant(prep.variants, p.query, { activate: prep.activate, ...raceFor(n) });
       extra[k] = { variant: pick.name, variantTimes: pick.times };
       impls.push({ key: k, run: prep.variants[pick.name], activate: prep.activate });
-    } catch (e) { rowErr[k] = String(e?.message ?? e).split('\n')[0]; }
+    } catch (e) {
+      rowErr[k] = String(e?.message ?? e).split('\n')[0];
+    }
   }
   // onnxruntime-web, 1 thread
   if (!ort) rowErr['ort-1'] = ortErr;
@@ -158,7 +212,9 @@ for (const s of SHAPES) {
       const pick = await pickVariant(prep.variants, p.query, raceFor(n));
       extra['ort-1'] = { variant: pick.name, variantTimes: pick.times, modelErrors: prep.errors };
       impls.push({ key: 'ort-1', run: prep.variants[pick.name] });
-    } catch (e) { rowErr['ort-1'] = String(e?.message ?? e).split('\n')[0]; }
+    } catch (e) {
+      rowErr['ort-1'] = String(e?.message ?? e).split('\n')[0];
+    }
   }
 
   if (probe) {
@@ -172,7 +228,11 @@ for (const s of SHAPES) {
   let ref = st.get('naive')?.output ?? null;
   if (!ref && VERIFY_BIG && !SKIP.has('naive')) ref = naiveMha({ ...p, embedDim: d, numHeads: h });
   const shapeRes = { n, d, h, flops: mhaFlops(n, d), reps: repsFor(n), impls: {} };
-  for (const [k, f, name] of [['peak-1', probe?.flops1, 'peak1'], ['peak-2', probe?.flops2, 'peak2'], ['peak-r1', probeRelaxed?.flops1, 'peakRelaxed1']]) {
+  for (const [k, f, name] of [
+    ['peak-1', probe?.flops1, 'peak1'],
+    ['peak-2', probe?.flops2, 'peak2'],
+    ['peak-r1', probeRelaxed?.flops1, 'peakRelaxed1'],
+  ]) {
     const v = st.get(k);
     if (v && !v.error) shapeRes[name] = { gflops: f / v.median / 1e6, runs: v.runs.map((t) => f / t / 1e6) };
   }
@@ -180,35 +240,64 @@ for (const s of SHAPES) {
     const v = st.get(im.key);
     if (v && !v.error) {
       const err = ref && im.key !== 'naive' ? errorVsTolerance(v.output, ref) : null;
-      shapeRes.impls[im.key] = { median: v.median, runs: v.runs, callsPerRun: v.calls, firstCallMs: v.first, errVsTol: err, ...extra[im.key] };
+      shapeRes.impls[im.key] = {
+        median: v.median,
+        runs: v.runs,
+        callsPerRun: v.calls,
+        firstCallMs: v.first,
+        errVsTol: err,
+        ...extra[im.key],
+      };
     } else if (v?.error || rowErr[im.key]) {
       shapeRes.impls[im.key] = { error: v?.error ?? rowErr[im.key] };
     }
   }
   shapeRes.cpu = otherLoad(cpuShape, cpuSnapshot());
   results.shapes[key] = shapeRes;
-  for (const dsp of disposers) { try { await dsp(); } catch { /* ignore */ } }
+  for (const dsp of disposers) {
+    try {
+      await dsp();
+    } catch {
+      /* ignore */
+    }
+  }
   log(`bench: ${shapeLabel(s)} done in ${((performance.now() - tShape) / 1000).toFixed(1)} s`);
 }
 
 results.cpuDuringShapes = otherLoad(cpuAtStart, cpuSnapshot());
 if (probe) {
   await probe.close();
-  const all1 = Object.values(results.shapes).map((r) => r.peak1?.gflops).filter(Number.isFinite);
-  const all2 = Object.values(results.shapes).map((r) => r.peak2?.gflops).filter(Number.isFinite);
-  results.peak.interleaved = { oneThread: all1.length ? median(all1) : null, twoThreads: all2.length ? median(all2) : null };
+  const all1 = Object.values(results.shapes)
+    .map((r) => r.peak1?.gflops)
+    .filter(Number.isFinite);
+  const all2 = Object.values(results.shapes)
+    .map((r) => r.peak2?.gflops)
+    .filter(Number.isFinite);
+  results.peak.interleaved = {
+    oneThread: all1.length ? median(all1) : null,
+    twoThreads: all2.length ? median(all2) : null,
+  };
 }
 if (probeRelaxed) {
   await probeRelaxed.close();
-  const all = Object.values(results.shapes).map((r) => r.peakRelaxed1?.gflops).filter(Number.isFinite);
+  const all = Object.values(results.shapes)
+    .map((r) => r.peakRelaxed1?.gflops)
+    .filter(Number.isFinite);
   results.peakRelaxed.interleaved = { oneThread: all.length ? median(all) : null };
 }
 
 // ---------------------------------------------------------------- child processes
 if (!SKIP.has('ort2') && ort) {
   log('bench: onnxruntime-web with 2 threads (separate process) …');
-  const r = await runChild([path.join(here, 'ort-two-threads.mjs'), `--shapes=${SHAPES.map(shapeKey).join(',')}`, ...(QUICK ? ['--quick'] : [])], 10 * 60e3,
-    process.execArgv);
+  const r = await runChild(
+    [
+      path.join(here, 'ort-two-threads.mjs'),
+      `--shapes=${SHAPES.map(shapeKey).join(',')}`,
+      ...(QUICK ? ['--quick'] : []),
+    ],
+    10 * 60e3,
+    process.execArgv,
+  );
   results.ort2Child = r;
   for (const s of SHAPES) {
     const key = shapeKey(s);
@@ -217,15 +306,20 @@ if (!SKIP.has('ort2') && ort) {
     if (o && !o.error) {
       const wa = c['wa-prepared-2'];
       results.shapes[key].impls['ort-2'] = {
-        median: o.median, runs: o.runs, callsPerRun: o.calls, variant: o.variant?.name,
-        separateProcess: true, oursTwoThreadsSameProcess: wa?.median ?? null,
+        median: o.median,
+        runs: o.runs,
+        callsPerRun: o.calls,
+        variant: o.variant?.name,
+        separateProcess: true,
+        oursTwoThreadsSameProcess: wa?.median ?? null,
       };
     } else {
       results.shapes[key].impls['ort-2'] = { error: o?.error ?? r.error ?? 'no result' };
     }
   }
 } else {
-  for (const s of SHAPES) results.shapes[shapeKey(s)].impls['ort-2'] = { error: ort ? 'skipped (--skip=ort2)' : ortErr };
+  for (const s of SHAPES)
+    results.shapes[shapeKey(s)].impls['ort-2'] = { error: ort ? 'skipped (--skip=ort2)' : ortErr };
 }
 
 if (!SKIP.has('firstcall')) {
@@ -244,19 +338,31 @@ if (!SKIP.has('decode')) {
   results.decode = {};
   for (const threads of [1, 2]) {
     log(`bench: decode and prefill with a KV cache, ${threads} thread(s) (separate process) …`);
-    results.decode[threads] = await runChild([path.join(here, 'decode.mjs'), `--threads=${threads}`, ...(QUICK ? ['--quick'] : [])], 10 * 60e3);
+    results.decode[threads] = await runChild(
+      [path.join(here, 'decode.mjs'), `--threads=${threads}`, ...(QUICK ? ['--quick'] : [])],
+      10 * 60e3,
+    );
   }
 }
 
 results.loadAverageAtEnd = os.loadavg();
 const out = report(results, {
   shapes: SHAPES,
-  errors: { engine1: inst1.error, engine2: inst2.error, relaxed: instRelaxed[1].error, relaxedInfo: instRelaxed[1].info,
-    tfjs: tfjsErr, tfjsMt: tfjsMtErr, ort: ortErr },
+  errors: {
+    engine1: inst1.error,
+    engine2: inst2.error,
+    relaxed: instRelaxed[1].error,
+    relaxedInfo: instRelaxed[1].info,
+    tfjs: tfjsErr,
+    tfjsMt: tfjsMtErr,
+    ort: ortErr,
+  },
 });
 results.wallSeconds = (performance.now() - T0) / 1000;
 out.push('');
-out.push(`total ${results.wallSeconds.toFixed(0)} s; raw numbers in ${path.relative(process.cwd(), JSON_OUT) || JSON_OUT}`);
+out.push(
+  `total ${results.wallSeconds.toFixed(0)} s; raw numbers in ${path.relative(process.cwd(), JSON_OUT) || JSON_OUT}`,
+);
 console.log(out.join('\n'));
 fs.writeFileSync(JSON_OUT, JSON.stringify(results, null, 1) + '\n');
 if (tfjsMt && results.tfjsThreaded?.cleanup) results.tfjsThreaded.cleanup();

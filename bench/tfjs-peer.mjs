@@ -38,7 +38,10 @@ export async function loadTfjsThreaded(threads = 2) {
   const cleanup = () => fs.rmSync(tmp, { recursive: true, force: true });
   process.once('exit', cleanup);
   const realCpus = os.cpus;
-  os.cpus = () => { const c = realCpus(); return [...c, ...c]; };
+  os.cpus = () => {
+    const c = realCpus();
+    return [...c, ...c];
+  };
   let mod;
   try {
     mod = await factory({ locateFile: (p) => (p.endsWith('.worker.js') ? workerPath : path.join(dir, p)) });
@@ -78,7 +81,8 @@ function transpose2d(w, rows, cols) {
  */
 export async function prepareTfjs(backendName, p) {
   await tf.setBackend(backendName);
-  const { n, d, h } = p, hd = d / h;
+  const { n, d, h } = p,
+    hd = d / h;
   const kept = [
     tf.tensor2d(transpose2d(p.inProjWeight, 3 * d, d), [d, 3 * d]),
     tf.tensor1d(p.inProjBias),
@@ -88,34 +92,39 @@ export async function prepareTfjs(backendName, p) {
   ];
   const [winT, bin, woT, bo, scale] = kept;
   // one 2-D tf.matMul per head for Q·Kᵀ and for P·V
-  const perHead = (x) => tf.tidy(() => {
-    const X = tf.tensor2d(x, [n, d]);
-    const qkv = tf.add(tf.matMul(X, winT), bin);                       // [n, 3d]
-    const q = tf.mul(tf.slice(qkv, [0, 0], [n, d]), scale);
-    const kT = tf.transpose(tf.slice(qkv, [0, d], [n, d]));            // [d, n]
-    const v = tf.slice(qkv, [0, 2 * d], [n, d]);
-    const heads = [];
-    for (let i = 0; i < h; i++) {
-      const s = tf.matMul(tf.slice(q, [0, i * hd], [n, hd]), tf.slice(kT, [i * hd, 0], [hd, n]));
-      heads.push(tf.matMul(tf.softmax(s), tf.slice(v, [0, i * hd], [n, hd])));
-    }
-    const ctx = h > 1 ? tf.concat(heads, 1) : heads[0];
-    return tf.add(tf.matMul(ctx, woT), bo).dataSync();
-  });
+  const perHead = (x) =>
+    tf.tidy(() => {
+      const X = tf.tensor2d(x, [n, d]);
+      const qkv = tf.add(tf.matMul(X, winT), bin); // [n, 3d]
+      const q = tf.mul(tf.slice(qkv, [0, 0], [n, d]), scale);
+      const kT = tf.transpose(tf.slice(qkv, [0, d], [n, d])); // [d, n]
+      const v = tf.slice(qkv, [0, 2 * d], [n, d]);
+      const heads = [];
+      for (let i = 0; i < h; i++) {
+        const s = tf.matMul(tf.slice(q, [0, i * hd], [n, hd]), tf.slice(kT, [i * hd, 0], [hd, n]));
+        heads.push(tf.matMul(tf.softmax(s), tf.slice(v, [0, i * hd], [n, hd])));
+      }
+      const ctx = h > 1 ? tf.concat(heads, 1) : heads[0];
+      return tf.add(tf.matMul(ctx, woT), bo).dataSync();
+    });
   // all heads in one batched tf.matMul
-  const batched = (x) => tf.tidy(() => {
-    const X = tf.tensor2d(x, [n, d]);
-    const qkv = tf.reshape(tf.add(tf.matMul(X, winT), bin), [n, 3, h, hd]);
-    const q = tf.mul(tf.transpose(tf.slice(qkv, [0, 0, 0, 0], [n, 1, h, hd]), [1, 2, 0, 3]), scale); // [1,h,n,hd]
-    const kT = tf.transpose(tf.slice(qkv, [0, 1, 0, 0], [n, 1, h, hd]), [1, 2, 3, 0]);            // [1,h,hd,n]
-    const v = tf.transpose(tf.slice(qkv, [0, 2, 0, 0], [n, 1, h, hd]), [1, 2, 0, 3]);              // [1,h,n,hd]
-    const probs = tf.softmax(tf.matMul(tf.reshape(q, [h, n, hd]), tf.reshape(kT, [h, hd, n])));
-    const ctx = tf.reshape(tf.transpose(tf.matMul(probs, tf.reshape(v, [h, n, hd])), [1, 0, 2]), [n, d]);
-    return tf.add(tf.matMul(ctx, woT), bo).dataSync();
-  });
+  const batched = (x) =>
+    tf.tidy(() => {
+      const X = tf.tensor2d(x, [n, d]);
+      const qkv = tf.reshape(tf.add(tf.matMul(X, winT), bin), [n, 3, h, hd]);
+      const q = tf.mul(tf.transpose(tf.slice(qkv, [0, 0, 0, 0], [n, 1, h, hd]), [1, 2, 0, 3]), scale); // [1,h,n,hd]
+      const kT = tf.transpose(tf.slice(qkv, [0, 1, 0, 0], [n, 1, h, hd]), [1, 2, 3, 0]); // [1,h,hd,n]
+      const v = tf.transpose(tf.slice(qkv, [0, 2, 0, 0], [n, 1, h, hd]), [1, 2, 0, 3]); // [1,h,n,hd]
+      const probs = tf.softmax(tf.matMul(tf.reshape(q, [h, n, hd]), tf.reshape(kT, [h, hd, n])));
+      const ctx = tf.reshape(tf.transpose(tf.matMul(probs, tf.reshape(v, [h, n, hd])), [1, 0, 2]), [n, d]);
+      return tf.add(tf.matMul(ctx, woT), bo).dataSync();
+    });
   return {
     variants: { perHead, batched },
     activate: () => tf.setBackend(backendName),
-    dispose: async () => { await tf.setBackend(backendName); for (const t of kept) t.dispose(); },
+    dispose: async () => {
+      await tf.setBackend(backendName);
+      for (const t of kept) t.dispose();
+    },
   };
 }

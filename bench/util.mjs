@@ -1,7 +1,8 @@
 // Small helpers shared by the bench modules: seeded data, statistics, timing loops, formatting.
 import fsSync from 'node:fs';
 
-export function rng(seed) {                       // mulberry32
+export function rng(seed) {
+  // mulberry32
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -23,7 +24,9 @@ export function makeProblem(n, d, h, seed = 1234) {
   const rand = rng(seed + n * 7919 + d * 31 + h);
   const ws = 1 / Math.sqrt(d);
   return {
-    n, d, h,
+    n,
+    d,
+    h,
     query: randArray(n * d, 1, rand),
     inProjWeight: randArray(3 * d * d, ws, rand),
     inProjBias: randArray(3 * d, 0.1, rand),
@@ -75,17 +78,24 @@ export function fmtMs(ms) {
   return ms.toFixed(0);
 }
 export const fmtNum = (x, digits = 1) => (x == null || !Number.isFinite(x) ? 'n/a' : x.toFixed(digits));
-export const fmtRatio = (x) => (x == null || !Number.isFinite(x) ? 'n/a' : (x >= 100 ? x.toFixed(0) : x.toFixed(2)) + '×');
+export const fmtRatio = (x) =>
+  x == null || !Number.isFinite(x) ? 'n/a' : (x >= 100 ? x.toFixed(0) : x.toFixed(2)) + '×';
 export const fmtPct = (x) => (x == null || !Number.isFinite(x) ? 'n/a' : x.toFixed(0) + '%');
 export const fmtMiB = (b) => (b == null || !Number.isFinite(b) ? 'n/a' : (b / 1048576).toFixed(1) + ' MiB');
 
 /** Renders rows (arrays of strings) under headers; `align` per column: 'l' or 'r'. */
 export function renderTable(headers, rows, align) {
-  const widths = headers.map((h, c) => Math.max(h.length, ...rows.filter(Boolean).map((r) => String(r[c] ?? '').length)));
-  const line = (cells) => cells.map((x, c) => {
-    const s = String(x ?? '');
-    return align[c] === 'r' ? s.padStart(widths[c]) : s.padEnd(widths[c]);
-  }).join('  ').trimEnd();
+  const widths = headers.map((h, c) =>
+    Math.max(h.length, ...rows.filter(Boolean).map((r) => String(r[c] ?? '').length)),
+  );
+  const line = (cells) =>
+    cells
+      .map((x, c) => {
+        const s = String(x ?? '');
+        return align[c] === 'r' ? s.padStart(widths[c]) : s.padEnd(widths[c]);
+      })
+      .join('  ')
+      .trimEnd();
   const out = [line(headers), widths.map((w) => '-'.repeat(w)).join('  ')];
   for (const r of rows) out.push(r === null ? '' : line(r));
   return out.join('\n');
@@ -96,17 +106,22 @@ export function renderTable(headers, rows, align) {
  * tell how much other processes ran meanwhile. Returns null fields where unavailable.
  */
 export function cpuSnapshot() {
-  let busyMs = null, stealMs = null;
+  let busyMs = null,
+    stealMs = null;
   try {
-    const f = (readProcStat()).split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const f = readProcStat().split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
     const [user, nice, system, , , irq, softirq, steal] = f;
-    busyMs = (user + nice + system + irq + softirq) * 10;   // USER_HZ = 100
+    busyMs = (user + nice + system + irq + softirq) * 10; // USER_HZ = 100
     stealMs = (steal || 0) * 10;
-  } catch { /* not Linux */ }
+  } catch {
+    /* not Linux */
+  }
   const u = process.cpuUsage();
   return { t: performance.now(), busyMs, stealMs, ownMs: (u.user + u.system) / 1000 };
 }
-function readProcStat() { return fsSync.readFileSync('/proc/stat', 'utf8'); }
+function readProcStat() {
+  return fsSync.readFileSync('/proc/stat', 'utf8');
+}
 
 /** Average number of cores used by other processes (and stolen by the hypervisor) between two snapshots. */
 export function otherLoad(a, b) {

@@ -7,7 +7,16 @@
 //   warm-up.mjs         a few small calls that get the kernels optimised
 import { Checker } from './checks.mjs';
 import { runForward } from './forward-call.mjs';
-import { MHA_FORWARD_ARGS, MHA_LAYER_ARGS, SELF_FORWARD_ARGS, SELF_LAYER_ARGS, mhaForward, mhaLayer, selfForward, selfLayer } from './layer-args.mjs';
+import {
+  MHA_FORWARD_ARGS,
+  MHA_LAYER_ARGS,
+  SELF_FORWARD_ARGS,
+  SELF_LAYER_ARGS,
+  mhaForward,
+  mhaLayer,
+  selfForward,
+  selfLayer,
+} from './layer-args.mjs';
 import { createPrepared } from './prepared-layer.mjs';
 import { warmUp } from './warm-up.mjs';
 import { Wire } from './wire.mjs';
@@ -41,7 +50,10 @@ export function makeApi(Module, info) {
   function dispose() {
     const M = engine.M;
     if (M === null) return;
-    for (const [records, destroy] of [[engine.liveLayers, M.destroyLayer], [engine.liveCaches, M.destroyKvCache]]) {
+    for (const [records, destroy] of [
+      [engine.liveLayers, M.destroyLayer],
+      [engine.liveCaches, M.destroyKvCache],
+    ]) {
       for (const record of records) {
         destroy(record.handle);
         record.handle = 0;

@@ -144,7 +144,10 @@ export class Checker {
     const data = v.data;
     const shape = v.shape;
     const typed = typedArrayName(data);
-    if (data === undefined || (typed !== 'Float32Array' && typed !== 'Float64Array' && !(typed === undefined && isArray(data)))) {
+    if (
+      data === undefined ||
+      (typed !== 'Float32Array' && typed !== 'Float64Array' && !(typed === undefined && isArray(data)))
+    ) {
       const dtype = typeof v.dtype === 'string' ? ` of dtype ${v.dtype}` : '';
       const what = data === undefined ? describe(v) : `a tensor object${dtype} whose data is ${describe(data)}`;
       throw new TypeError(`${this.fn}: ${name} must be ${expected}, got ${what}`);
@@ -155,8 +158,14 @@ export class Checker {
       const count = dims?.every((d) => Number.isSafeInteger(d) && d >= 0) ? dims.reduce((a, b) => a * b, 1) : -1;
       if (count !== lengthOf.call(tensor)) {
         const dim = (d) => (typeof d === 'number' ? String(d) : describe(d));
-        const given = dims ? `[${dims.map(dim).join(', ')}] for data of length ${lengthOf.call(tensor)}` : describe(shape);
-        throw this.rangeError(`${name}.shape`, 'a list of non-negative integers whose product is the length of its data', given);
+        const given = dims
+          ? `[${dims.map(dim).join(', ')}] for data of length ${lengthOf.call(tensor)}`
+          : describe(shape);
+        throw this.rangeError(
+          `${name}.shape`,
+          'a list of non-negative integers whose product is the length of its data',
+          given,
+        );
       }
     }
     return tensor;
@@ -196,7 +205,9 @@ export class Checker {
       for (let i = 0; i < n; i++) {
         const x = v[i];
         if (typeof x !== 'boolean') {
-          throw new TypeError(`${this.fn}: ${name} must be ${expected}, got an Array whose element ${i} is ${describe(x)}`);
+          throw new TypeError(
+            `${this.fn}: ${name} must be ${expected}, got an Array whose element ${i} is ${describe(x)}`,
+          );
         }
         data[i] = x ? 1 : 0;
       }
@@ -211,12 +222,20 @@ export class Checker {
     if (given !== undefined) {
       const size = this.size(name);
       if (size * per !== length) {
-        throw this.rangeError(tensorName, `of length ${name}·${textOf(formula).split(' = ')[0]} = ${size * per} (${name} = ${size})`, `length ${length}`);
+        throw this.rangeError(
+          tensorName,
+          `of length ${name}·${textOf(formula).split(' = ')[0]} = ${size * per} (${name} = ${size})`,
+          `length ${length}`,
+        );
       }
       return size;
     }
     if (length === 0 || length % per !== 0) {
-      throw this.rangeError(tensorName, `of length ${name}·${textOf(formula)}, a positive multiple of ${per} (${name} is inferred from it)`, `length ${length}`);
+      throw this.rangeError(
+        tensorName,
+        `of length ${name}·${textOf(formula)}, a positive multiple of ${per} (${name} is inferred from it)`,
+        `length ${length}`,
+      );
     }
     return length / per;
   }

@@ -14,8 +14,14 @@ const MAX_AUTO_THREADS = 8;
 
 // The six builds: instruction set (SIMD, SIMD with relaxed SIMD's fused multiply-add, scalar) ×
 // threading. Each is one .wasm beside its glue.
-export const BUILDS = ['wasm-attention-simd', 'wasm-attention-simd-mt', 'wasm-attention-relaxed', 'wasm-attention-relaxed-mt',
-  'wasm-attention-scalar', 'wasm-attention-scalar-mt'];
+export const BUILDS = [
+  'wasm-attention-simd',
+  'wasm-attention-simd-mt',
+  'wasm-attention-relaxed',
+  'wasm-attention-relaxed-mt',
+  'wasm-attention-scalar',
+  'wasm-attention-scalar-mt',
+];
 // relaxedSimd's default: use it where the engine has it. Measured (bench/README.md) at 1.2× the
 // SIMD build's speed on one thread; its results differ from the SIMD build's in rounding only.
 const RELAXED_SIMD_DEFAULT = 'auto';
@@ -35,7 +41,9 @@ function checkOptions(options) {
   }
   const { threads = 1, simd = 'auto', relaxedSimd = RELAXED_SIMD_DEFAULT, wasmBinary, locateFile } = options;
   if (threads !== 'auto' && !(Number.isInteger(threads) && threads >= 1 && threads <= MAX_THREADS)) {
-    throw new RangeError(`createAttention: threads must be an integer from 1 to ${MAX_THREADS} or 'auto', got ${describe(threads)}`);
+    throw new RangeError(
+      `createAttention: threads must be an integer from 1 to ${MAX_THREADS} or 'auto', got ${describe(threads)}`,
+    );
   }
   if (simd !== 'auto' && typeof simd !== 'boolean') {
     throw new TypeError(`createAttention: simd must be true, false or 'auto', got ${describe(simd)}`);
@@ -44,21 +52,32 @@ function checkOptions(options) {
     throw new TypeError(`createAttention: relaxedSimd must be true, false or 'auto', got ${describe(relaxedSimd)}`);
   }
   if (simd === false && relaxedSimd === true) {
-    throw new RangeError('createAttention: relaxedSimd: true needs SIMD, but simd is false (relaxed SIMD extends SIMD)');
+    throw new RangeError(
+      'createAttention: relaxedSimd: true needs SIMD, but simd is false (relaxed SIMD extends SIMD)',
+    );
   }
   if (wasmBinary !== undefined && !isBytes(wasmBinary)) {
     if (wasmBinary === null || typeof wasmBinary !== 'object' || Array.isArray(wasmBinary)) {
-      throw new TypeError(`createAttention: wasmBinary must be an ArrayBuffer, a Uint8Array or an object { fileName: bytes }, got ${describe(wasmBinary)}`);
+      throw new TypeError(
+        `createAttention: wasmBinary must be an ArrayBuffer, a Uint8Array or an object { fileName: bytes }, got ${describe(wasmBinary)}`,
+      );
     }
     for (const [file, bytes] of Object.entries(wasmBinary)) {
       if (!WASM_FILES.includes(file)) {
-        throw new TypeError(`createAttention: wasmBinary has no use for ${JSON.stringify(file)} (the package's files: ${WASM_FILES.join(', ')})`);
+        throw new TypeError(
+          `createAttention: wasmBinary has no use for ${JSON.stringify(file)} (the package's files: ${WASM_FILES.join(', ')})`,
+        );
       }
-      if (!isBytes(bytes)) throw new TypeError(`createAttention: wasmBinary[${JSON.stringify(file)}] must be an ArrayBuffer or Uint8Array, got ${describe(bytes)}`);
+      if (!isBytes(bytes))
+        throw new TypeError(
+          `createAttention: wasmBinary[${JSON.stringify(file)}] must be an ArrayBuffer or Uint8Array, got ${describe(bytes)}`,
+        );
     }
   }
   if (locateFile !== undefined && typeof locateFile !== 'function') {
-    throw new TypeError(`createAttention: locateFile must be a function (fileName) => url, got ${describe(locateFile)}`);
+    throw new TypeError(
+      `createAttention: locateFile must be a function (fileName) => url, got ${describe(locateFile)}`,
+    );
   }
   return { threads, simd, relaxedSimd, wasmBinary, locateFile };
 }
@@ -69,12 +88,22 @@ function checkOptions(options) {
 const ISOLATION_HEADERS = 'Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp';
 function threadsAllowed(loader) {
   if (typeof crossOriginIsolated === 'boolean' && !crossOriginIsolated) {
-    return { allowed: 1, reason: 'this page is not cross-origin isolated (threads need SharedArrayBuffer, which browsers give only to ' +
-      `cross-origin-isolated pages): serve it with ${ISOLATION_HEADERS}` };
+    return {
+      allowed: 1,
+      reason:
+        'this page is not cross-origin isolated (threads need SharedArrayBuffer, which browsers give only to ' +
+        `cross-origin-isolated pages): serve it with ${ISOLATION_HEADERS}`,
+    };
   }
   if (typeof SharedArrayBuffer !== 'function') {
-    return { allowed: 1, reason: 'this JavaScript engine has no SharedArrayBuffer, which threads need' +
-      (loader.isNode ? '' : ` (browsers give it only to cross-origin-isolated pages: serve the page with ${ISOLATION_HEADERS})`) };
+    return {
+      allowed: 1,
+      reason:
+        'this JavaScript engine has no SharedArrayBuffer, which threads need' +
+        (loader.isNode
+          ? ''
+          : ` (browsers give it only to cross-origin-isolated pages: serve the page with ${ISOLATION_HEADERS})`),
+    };
   }
   return { allowed: Math.max(1, Math.min(loader.hardwareThreads(), MAX_AUTO_THREADS)), reason: null };
 }
@@ -84,15 +113,21 @@ const WARNED = Symbol.for('wasm-attention: threads warning given');
 function warnThreadsOnce(asked, reason) {
   if (globalThis[WARNED]) return;
   globalThis[WARNED] = true;
-  console.warn(`wasm-attention: threads: ${asked === 'auto' ? "'auto'" : asked} was asked for, but the engine runs on 1 thread: ${reason}`);
+  console.warn(
+    `wasm-attention: threads: ${asked === 'auto' ? "'auto'" : asked} was asked for, but the engine runs on 1 thread: ${reason}`,
+  );
 }
 
 // The smallest module with one SIMD instruction (i8x16.splat; as wasm-feature-detect probes).
-const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
 const simdSupported = () => WebAssembly.validate(SIMD_PROBE);
 // (func (param v128 v128 v128) (result v128) (f32x4.relaxed_madd (local.get 0) (local.get 1) (local.get 2)))
-const RELAXED_SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0,
-  32, 0, 32, 1, 32, 2, 253, 133, 2, 11]);
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0, 32, 0, 32, 1, 32, 2,
+  253, 133, 2, 11,
+]);
 const relaxedSimdSupported = () => WebAssembly.validate(RELAXED_SIMD_PROBE);
 
 function chooseBuild(opts, loader) {
@@ -106,12 +141,16 @@ function chooseBuild(opts, loader) {
   const threadsReason = opts.threads !== 1 && reason !== null ? reason : null;
   const haveSimd = simdSupported();
   if (opts.simd === true && !haveSimd) {
-    throw new Error("createAttention: simd: true was asked for, but this engine lacks WebAssembly SIMD (leave simd unset and the scalar build is used)");
+    throw new Error(
+      'createAttention: simd: true was asked for, but this engine lacks WebAssembly SIMD (leave simd unset and the scalar build is used)',
+    );
   }
   const simd = opts.simd === 'auto' ? haveSimd : opts.simd;
   const haveRelaxed = simd && relaxedSimdSupported();
   if (opts.relaxedSimd === true && !haveRelaxed) {
-    throw new Error("createAttention: relaxedSimd: true was asked for, but this engine lacks WebAssembly relaxed SIMD (leave relaxedSimd unset or 'auto' and the SIMD build is used)");
+    throw new Error(
+      "createAttention: relaxedSimd: true was asked for, but this engine lacks WebAssembly relaxed SIMD (leave relaxedSimd unset or 'auto' and the SIMD build is used)",
+    );
   }
   const isa = !simd ? 'scalar' : opts.relaxedSimd !== false && haveRelaxed ? 'relaxed' : 'simd';
   return { threads, threadsReason, build: `wasm-attention-${isa}${threads > 1 ? '-mt' : ''}` };
@@ -128,7 +167,10 @@ async function instantiate(source, imports) {
   }
   if (!response.ok) throw new Error(`fetching ${source} gave HTTP ${response.status}`);
   // Streaming compiles while the bytes arrive, but needs the application/wasm type; any host works.
-  if (typeof WebAssembly.instantiateStreaming === 'function' && /^application\/wasm\b/.test(response.headers.get('Content-Type') ?? '')) {
+  if (
+    typeof WebAssembly.instantiateStreaming === 'function' &&
+    /^application\/wasm\b/.test(response.headers.get('Content-Type') ?? '')
+  ) {
     return WebAssembly.instantiateStreaming(response, imports);
   }
   return WebAssembly.instantiate(await response.arrayBuffer(), imports);
@@ -175,7 +217,8 @@ async function startModule(loader, build, threads, opts) {
     print: (text) => console.log(text),
     // While starting, the glue's complaints become part of the rejection instead of stray output.
     printErr: (text) => (starting ? startMessages.push(text) : console.error(text)),
-    onAbort: (what) => fail(startError(`createAttention: the WebAssembly module of ${build} aborted while starting: ${what}`)),
+    onAbort: (what) =>
+      fail(startError(`createAttention: the WebAssembly module of ${build} aborted while starting: ${what}`)),
     locateFile: (file) => loader.locateFile(file, opts.locateFile),
     instantiateWasm(imports, receiveInstance) {
       const given = isBytes(opts.wasmBinary) ? opts.wasmBinary : opts.wasmBinary?.[wasmFile];
@@ -238,7 +281,10 @@ async function startModule(loader, build, threads, opts) {
     try {
       factory = await loader.glue(build);
     } catch (e) {
-      throw startError(`createAttention: could not load ${loader.glueFile(build)} (the JavaScript of ${build}): ${errorText(e)}`, e);
+      throw startError(
+        `createAttention: could not load ${loader.glueFile(build)} (the JavaScript of ${build}): ${errorText(e)}`,
+        e,
+      );
     }
     return await Promise.race([factory(moduleArgs), failed]);
   } catch (e) {
@@ -268,6 +314,11 @@ export async function createAttentionWith(loader, options) {
     for (const worker of [...Module.PThread.runningWorkers, ...Module.PThread.unusedWorkers]) worker.unref?.();
   }
   if (threadsReason) warnThreadsOnce(opts.threads, threadsReason);
-  return makeApi(Module, { version: VERSION, simd: Module.simdEnabled(), relaxedSimd: Module.relaxedSimdEnabled(), threads: running,
-    threadsReason });
+  return makeApi(Module, {
+    version: VERSION,
+    simd: Module.simdEnabled(),
+    relaxedSimd: Module.relaxedSimdEnabled(),
+    threads: running,
+    threadsReason,
+  });
 }

@@ -4,12 +4,24 @@ import { HeapScope, heapBytes, heapSlot, outOfMemory } from './heap.mjs';
 
 // What a forward returns, by its name in forwardSizes and its slot: always, and when intermediates
 // are wanted (the teaching copies).
-const RESULTS = [['output', 'output'], ['weights', 'weights']];
-const INTERMEDIATES = [['q', 'i_q'], ['k', 'i_k'], ['v', 'i_v'], ['scores', 'i_scores'],
-  ['scaledScores', 'i_scaled_scores'], ['attnOutput', 'i_attn_output']];
+const RESULTS = [
+  ['output', 'output'],
+  ['weights', 'weights'],
+];
+const INTERMEDIATES = [
+  ['q', 'i_q'],
+  ['k', 'i_k'],
+  ['v', 'i_v'],
+  ['scores', 'i_scores'],
+  ['scaledScores', 'i_scaled_scores'],
+  ['attnOutput', 'i_attn_output'],
+];
 const ALL_RESULTS = [...RESULTS, ...INTERMEDIATES];
 // The masks: argument, kind slot, data slot.
-const MASKS = [['attnMask', 'attn_mask_kind', 'attn_mask'], ['keyPaddingMask', 'key_padding_mask_kind', 'key_padding_mask']];
+const MASKS = [
+  ['attnMask', 'attn_mask_kind', 'attn_mask'],
+  ['keyPaddingMask', 'key_padding_mask_kind', 'key_padding_mask'],
+];
 
 // The tensors a layer copies in, by slot: packed Q, K, V rows (PyTorch's in_proj_weight /
 // in_proj_bias) are copied once and the three slots point into them.
@@ -56,7 +68,8 @@ function runStaged(wire, stage, fnName, fn, layer, f, handle) {
     for (const [name, slot] of results) stage[slots[slot]] = sizes[name] > 0 ? scope.alloc(4 * sizes[name]) : 0;
     const status = wire.call(stage, fnName);
     if (status === wire.STATUS.outOfMemory) throw outOfMemory(fn, needed, heapMaxBytes);
-    if (status !== wire.STATUS.ok) throw new Error(`${fn}: internal error: the engine rejected arguments the wrapper accepted (status ${status})`);
+    if (status !== wire.STATUS.ok)
+      throw new Error(`${fn}: internal error: the engine rejected arguments the wrapper accepted (status ${status})`);
     return readResults(stage, slots, scope, sizes, f.returnIntermediates);
   } finally {
     scope.free();

@@ -3,7 +3,14 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { createAttentionWith, VERSION, readSafetensors, attentionArgsFromStateDict, isKeyMasked, kvHeadOf } = require('./create.cjs');
+const {
+  createAttentionWith,
+  VERSION,
+  readSafetensors,
+  attentionArgsFromStateDict,
+  isKeyMasked,
+  kvHeadOf,
+} = require('./create.cjs');
 
 const inDist = (file) => path.join(__dirname, file);
 // The glues and Emscripten's pthread worker script for Node live in node/.
@@ -25,4 +32,11 @@ async function createAttention(options) {
   return createAttentionWith(loader, options);
 }
 
-module.exports = { createAttention, version: VERSION, readSafetensors, attentionArgsFromStateDict, isKeyMasked, kvHeadOf };
+module.exports = {
+  createAttention,
+  version: VERSION,
+  readSafetensors,
+  attentionArgsFromStateDict,
+  isKeyMasked,
+  kvHeadOf,
+};

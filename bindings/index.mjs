@@ -24,9 +24,12 @@ const WASM_URLS = {
 
 // Module workers whose script imports the glue statically, so bundlers build them with it.
 const PTHREAD_WORKERS = {
-  'wasm-attention-simd-mt': () => new Worker(new URL('./wasm-attention-simd-mt.worker.mjs', import.meta.url), { type: 'module' }),
-  'wasm-attention-relaxed-mt': () => new Worker(new URL('./wasm-attention-relaxed-mt.worker.mjs', import.meta.url), { type: 'module' }),
-  'wasm-attention-scalar-mt': () => new Worker(new URL('./wasm-attention-scalar-mt.worker.mjs', import.meta.url), { type: 'module' }),
+  'wasm-attention-simd-mt': () =>
+    new Worker(new URL('./wasm-attention-simd-mt.worker.mjs', import.meta.url), { type: 'module' }),
+  'wasm-attention-relaxed-mt': () =>
+    new Worker(new URL('./wasm-attention-relaxed-mt.worker.mjs', import.meta.url), { type: 'module' }),
+  'wasm-attention-scalar-mt': () =>
+    new Worker(new URL('./wasm-attention-scalar-mt.worker.mjs', import.meta.url), { type: 'module' }),
 };
 
 const userUrl = (userLocateFile, file) => String(userLocateFile(file, ''));
@@ -36,7 +39,8 @@ const userUrl = (userLocateFile, file) => String(userLocateFile(file, ''));
 // pthread worker from a same-origin bootstrap: a Blob URL module whose only content imports the real
 // script by its absolute URL (a module worker from a blob URL takes its creator's origin and policies;
 // the import is a CORS request, as the package's other files from that origin are).
-const here = () => (typeof location === 'object' && location !== null && typeof location.origin === 'string' ? location : null);
+const here = () =>
+  typeof location === 'object' && location !== null && typeof location.origin === 'string' ? location : null;
 // The absolute URL of url when it is an http(s) URL on another origin than this page's (or worker's); else null.
 function otherOrigin(url) {
   const page = here();

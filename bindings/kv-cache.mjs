@@ -11,31 +11,36 @@ export function cacheAlive(cacheRecord, fn) {
 }
 
 // engine: { M, wire, liveCaches, caches } (see api.mjs); layerRecord: the layer's { handle }.
-export const createKvCache = (engine, fn, layerRecord, layer, args) => engine.wire.withStage((stage) => {
-  const c = new Checker(fn, args, new Set(['maxLength', 'batch']));
-  const maxLength = c.size('maxLength');
-  const batch = c.size('batch', 1);
-  if (layer.kIn !== layer.qIn || layer.vIn !== layer.qIn) {
-    throw c.rangeError('layer', `one with kdim = vdim = embedDim = ${layer.qIn} for a KV cache (K and V come from the query)`, `kdim = ${layer.kIn}, vdim = ${layer.vIn}`);
-  }
-  if (maxLength > MAX_POSITION) throw c.rangeError('maxLength', `at most 2^31 = ${MAX_POSITION}`, maxLength);
-  // Staged as a 32-bit integer: a larger batch would wrap (and could never fit in memory anyway).
-  if (batch > MAX_POSITION) throw c.rangeError('batch', `at most 2^31 = ${MAX_POSITION}`, batch);
-  if (layerRecord.handle === 0 || engine.M === null) throw new Error(`${fn}: the layer was disposed`);
-  const { wire } = engine;
-  wire.stageConfig(stage, layer);
-  stage[wire.slots.batch] = batch;
-  stage[wire.slots.max_length] = maxLength;
-  stage[wire.slots.layer] = layerRecord.handle;
-  const needed = wire.call(stage, 'kvCacheBytes');
-  if (needed > wire.heapMaxBytes) throw outOfMemory(fn, needed, wire.heapMaxBytes);
-  const handle = wire.created(fn, 'cache', wire.call(stage, 'createKvCache'), needed);
-  const cacheRecord = { handle, layer: layerRecord, batch, maxLength, engineDisposed: false };
-  engine.liveCaches.add(cacheRecord);
-  const cache = cacheObject(engine, `${fn}()`, cacheRecord);
-  engine.caches.set(cache, cacheRecord);
-  return cache;
-});
+export const createKvCache = (engine, fn, layerRecord, layer, args) =>
+  engine.wire.withStage((stage) => {
+    const c = new Checker(fn, args, new Set(['maxLength', 'batch']));
+    const maxLength = c.size('maxLength');
+    const batch = c.size('batch', 1);
+    if (layer.kIn !== layer.qIn || layer.vIn !== layer.qIn) {
+      throw c.rangeError(
+        'layer',
+        `one with kdim = vdim = embedDim = ${layer.qIn} for a KV cache (K and V come from the query)`,
+        `kdim = ${layer.kIn}, vdim = ${layer.vIn}`,
+      );
+    }
+    if (maxLength > MAX_POSITION) throw c.rangeError('maxLength', `at most 2^31 = ${MAX_POSITION}`, maxLength);
+    // Staged as a 32-bit integer: a larger batch would wrap (and could never fit in memory anyway).
+    if (batch > MAX_POSITION) throw c.rangeError('batch', `at most 2^31 = ${MAX_POSITION}`, batch);
+    if (layerRecord.handle === 0 || engine.M === null) throw new Error(`${fn}: the layer was disposed`);
+    const { wire } = engine;
+    wire.stageConfig(stage, layer);
+    stage[wire.slots.batch] = batch;
+    stage[wire.slots.max_length] = maxLength;
+    stage[wire.slots.layer] = layerRecord.handle;
+    const needed = wire.call(stage, 'kvCacheBytes');
+    if (needed > wire.heapMaxBytes) throw outOfMemory(fn, needed, wire.heapMaxBytes);
+    const handle = wire.created(fn, 'cache', wire.call(stage, 'createKvCache'), needed);
+    const cacheRecord = { handle, layer: layerRecord, batch, maxLength, engineDisposed: false };
+    engine.liveCaches.add(cacheRecord);
+    const cache = cacheObject(engine, `${fn}()`, cacheRecord);
+    engine.caches.set(cache, cacheRecord);
+    return cache;
+  });
 
 function cacheObject(engine, cacheName, cacheRecord) {
   const { handle, batch, maxLength } = cacheRecord;
@@ -54,7 +59,8 @@ function cacheObject(engine, cacheName, cacheRecord) {
       const name = `${cacheName}.truncate`;
       cacheAlive(cacheRecord, name);
       const length = engine.M.kvCacheLength(handle);
-      if (typeof n !== 'number') throw new TypeError(`${name}: n must be an integer from 0 to the length ${length}, got ${describe(n)}`);
+      if (typeof n !== 'number')
+        throw new TypeError(`${name}: n must be an integer from 0 to the length ${length}, got ${describe(n)}`);
       if (!Number.isInteger(n) || n < 0 || n > length) {
         throw new RangeError(`${name}: n must be an integer from 0 to the length ${length}, got ${n}`);
       }

@@ -10,12 +10,54 @@
 import { typedArrayName, typedLength as len } from './checks.mjs';
 
 export const SELF_LAYER_ARGS = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
-export const SELF_FORWARD_ARGS = ['x', 'seqLen', 'batch', 'isCausal', 'attnMask', 'scale', 'needWeights', 'returnIntermediates'];
-export const MHA_LAYER_ARGS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
-  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias', 'numKvHeads', 'headDim', 'qProjBias', 'kProjBias',
-  'vProjBias', 'rope', 'alibi', 'slidingWindow'];
-export const MHA_FORWARD_ARGS = ['query', 'key', 'value', 'batch', 'tgtLen', 'srcLen', 'attnMask', 'keyPaddingMask',
-  'isCausal', 'scale', 'needWeights', 'averageAttnWeights', 'returnIntermediates', 'positionOffset', 'cache'];
+export const SELF_FORWARD_ARGS = [
+  'x',
+  'seqLen',
+  'batch',
+  'isCausal',
+  'attnMask',
+  'scale',
+  'needWeights',
+  'returnIntermediates',
+];
+export const MHA_LAYER_ARGS = [
+  'embedDim',
+  'numHeads',
+  'kdim',
+  'vdim',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+  'numKvHeads',
+  'headDim',
+  'qProjBias',
+  'kProjBias',
+  'vProjBias',
+  'rope',
+  'alibi',
+  'slidingWindow',
+];
+export const MHA_FORWARD_ARGS = [
+  'query',
+  'key',
+  'value',
+  'batch',
+  'tgtLen',
+  'srcLen',
+  'attnMask',
+  'keyPaddingMask',
+  'isCausal',
+  'scale',
+  'needWeights',
+  'averageAttnWeights',
+  'returnIntermediates',
+  'positionOffset',
+  'cache',
+];
 // Positions stay below 2^31 (query positions positionOffset + i travel as 32-bit integers).
 export const MAX_POSITION = 2 ** 31;
 
@@ -26,21 +68,44 @@ export function selfLayer(c) {
   const wv = c.tensor('wv');
   const width = (name, t, dim) => {
     if (len(t) === 0 || len(t) % dModel !== 0) {
-      throw c.rangeError(name, `of length ${dim}·dModel, a positive multiple of dModel = ${dModel}`, `length ${len(t)}`);
+      throw c.rangeError(
+        name,
+        `of length ${dim}·dModel, a positive multiple of dModel = ${dModel}`,
+        `length ${len(t)}`,
+      );
     }
     return len(t) / dModel;
   };
   const dk = width('wq', wq, 'dK');
   const dv = width('wv', wv, 'dV');
   const layer = {
-    qIn: dModel, kIn: dModel, vIn: dModel, numHeads: 1, numKvHeads: 1, headDimQk: dk, headDimV: dv, outProjection: false,
-    outDim: dv, rope: null, alibi: false, slidingWindow: 0, weights: null,
+    qIn: dModel,
+    kIn: dModel,
+    vIn: dModel,
+    numHeads: 1,
+    numKvHeads: 1,
+    headDimQk: dk,
+    headDimV: dv,
+    outProjection: false,
+    outDim: dv,
+    rope: null,
+    alibi: false,
+    slidingWindow: 0,
+    weights: null,
   };
   const lengths = layerTensorLengths(layer);
   const checked = (name, t) => (c.length(name, t, ...lengths[name]), t);
   const optional = (name) => checked(name, c.tensor(name, { required: false }));
   layer.weights = {
-    wq, wk: checked('wk', wk), wv, bq: optional('bq'), bk: optional('bk'), bv: optional('bv'), wo: null, bo: null, packedIn: null,
+    wq,
+    wk: checked('wk', wk),
+    wv,
+    bq: optional('bq'),
+    bk: optional('bk'),
+    bv: optional('bv'),
+    wo: null,
+    bo: null,
+    packedIn: null,
   };
   return layer;
 }
@@ -60,8 +125,20 @@ export function mhaLayer(c) {
   }
   const headDim = c.size('headDim', embedDim / numHeads);
   const layer = {
-    qIn: embedDim, kIn: kdim, vIn: vdim, numHeads, numKvHeads, headDimQk: headDim, headDimV: headDim,
-    outProjection: true, outDim: embedDim, decoder, rope: null, alibi: false, slidingWindow: 0, weights: null,
+    qIn: embedDim,
+    kIn: kdim,
+    vIn: vdim,
+    numHeads,
+    numKvHeads,
+    headDimQk: headDim,
+    headDimV: headDim,
+    outProjection: true,
+    outDim: embedDim,
+    decoder,
+    rope: null,
+    alibi: false,
+    slidingWindow: 0,
+    weights: null,
   };
   const lengths = layerTensorLengths(layer);
   const checked = (name, t) => (c.length(name, t, ...lengths[name]), t);
@@ -73,8 +150,14 @@ export function mhaLayer(c) {
   }
   if (separate || kdim !== embedDim || vdim !== embedDim || decoder) {
     if (c.has('inProjWeight')) {
-      const why = decoder ? 'numKvHeads or headDim is given' : `kdim or vdim differs from embedDim (kdim = ${kdim}, vdim = ${vdim})`;
-      throw c.typeError('qProjWeight', `given (with kProjWeight, vProjWeight) when ${why}, instead of inProjWeight`, undefined);
+      const why = decoder
+        ? 'numKvHeads or headDim is given'
+        : `kdim or vdim differs from embedDim (kdim = ${kdim}, vdim = ${vdim})`;
+      throw c.typeError(
+        'qProjWeight',
+        `given (with kProjWeight, vProjWeight) when ${why}, instead of inProjWeight`,
+        undefined,
+      );
     }
     weights.wq = checked('qProjWeight', c.tensor('qProjWeight'));
     weights.wk = c.tensor('kProjWeight');
@@ -111,8 +194,12 @@ function missingKvHeads(c, layer, wk) {
   const given = len(wk);
   const heads = given / perHead;
   if (Number.isInteger(heads) && heads >= 1 && heads < layer.numHeads && layer.numHeads % heads === 0) {
-    throw c.rangeError('numKvHeads', `given for a kProjWeight of ${heads} K/V heads (length ${given} = ${heads}·headDim·kdim = ` +
-      `${heads}·${layer.headDimQk}·${layer.kIn}; grouped-query attention): numKvHeads: ${heads}`, 'nothing (undefined), which means numKvHeads = numHeads = ' + layer.numHeads);
+    throw c.rangeError(
+      'numKvHeads',
+      `given for a kProjWeight of ${heads} K/V heads (length ${given} = ${heads}·headDim·kdim = ` +
+        `${heads}·${layer.headDimQk}·${layer.kIn}; grouped-query attention): numKvHeads: ${heads}`,
+      'nothing (undefined), which means numKvHeads = numHeads = ' + layer.numHeads,
+    );
   }
 }
 
@@ -121,7 +208,12 @@ export function parseRope(c, headDim) {
   const v = c.args.rope;
   if (v === undefined || v === null || v === false) return null;
   if (v === true) {
-    if (headDim % 2 !== 0) throw c.rangeError('rope', `an object with an even dim (rope: true rotates all headDim = ${headDim} entries, which must be even)`, true);
+    if (headDim % 2 !== 0)
+      throw c.rangeError(
+        'rope',
+        `an object with an even dim (rope: true rotates all headDim = ${headDim} entries, which must be even)`,
+        true,
+      );
     return { dim: headDim, base: 10000, interleaved: false };
   }
   const expected = 'true or an object { dim, base, interleaved }';
@@ -131,7 +223,9 @@ export function parseRope(c, headDim) {
     if (!known.has(key)) throw new TypeError(`${c.fn}: unknown rope option ${key} (known: dim, base, interleaved)`);
   }
   const options = { dim: v.dim, base: v.base, interleaved: v.interleaved }; // each read once
-  const rc = Object.assign(Object.create(c), { args: { 'rope.dim': options.dim, 'rope.base': options.base, 'rope.interleaved': options.interleaved } });
+  const rc = Object.assign(Object.create(c), {
+    args: { 'rope.dim': options.dim, 'rope.base': options.base, 'rope.interleaved': options.interleaved },
+  });
   const dim = rc.size('rope.dim', headDim);
   if (dim % 2 !== 0 || dim > headDim) throw c.rangeError('rope.dim', `an even integer ≤ headDim = ${headDim}`, dim);
   // Angles are computed in double precision, so the base travels as a float64 (1e39 is a base too).
@@ -157,9 +251,10 @@ function attnMask(c, tgtLen, srcLen, batchHeads) {
   const plane = tgtLen * srcLen;
   if (len(m.data) === plane) return { ...m, perHead: false };
   if (batchHeads > 1 && len(m.data) === batchHeads * plane) return { ...m, perHead: true };
-  const shapes = batchHeads > 1
-    ? `[tgtLen, srcLen] = ${plane} or [batch·numHeads, tgtLen, srcLen] = ${batchHeads * plane} elements`
-    : `[seqLen, seqLen] = ${plane} elements`;
+  const shapes =
+    batchHeads > 1
+      ? `[tgtLen, srcLen] = ${plane} or [batch·numHeads, tgtLen, srcLen] = ${batchHeads * plane} elements`
+      : `[seqLen, seqLen] = ${plane} elements`;
   throw c.rangeError('attnMask', `of shape ${shapes}`, `length ${len(m.data)}`);
 }
 
@@ -169,7 +264,12 @@ export function selfForward(c, layer) {
   const x = c.tensor('x');
   c.length('x', x, batch * seqLen * layer.qIn, () => `batch·seqLen·dModel = ${batch}·${seqLen}·${layer.qIn}`);
   return {
-    batch, tgtLen: seqLen, srcLen: seqLen, query: x, key: x, value: x,
+    batch,
+    tgtLen: seqLen,
+    srcLen: seqLen,
+    query: x,
+    key: x,
+    value: x,
     attnMask: attnMask(c, seqLen, seqLen, 1),
     keyPaddingMask: null,
     isCausal: c.bool('isCausal', false),
@@ -183,7 +283,11 @@ export function selfForward(c, layer) {
 export function mhaForward(c, layer, cache = null) {
   const { qIn: E, kIn: kdim, vIn: vdim, numHeads } = layer;
   if (cache === null && c.has('cache')) {
-    throw c.typeError('cache', 'absent in a one-shot call (a KV cache serves prepared layers: createMultiHeadAttention().forward)', c.args.cache);
+    throw c.typeError(
+      'cache',
+      'absent in a one-shot call (a KV cache serves prepared layers: createMultiHeadAttention().forward)',
+      c.args.cache,
+    );
   }
   const batch = c.size('batch', cache ? cache.batch : 1);
   if (cache && batch !== cache.batch) throw c.rangeError('batch', `${cache.batch}, the batch of the cache`, batch);
@@ -196,18 +300,26 @@ export function mhaForward(c, layer, cache = null) {
       throw c.typeError('returnIntermediates', 'false or absent with a cache', true);
     }
   }
-  const key = cache ? query : c.tensor('key', { required: false }) ?? query;
-  const value = cache ? query : c.tensor('value', { required: false }) ?? key;
+  const key = cache ? query : (c.tensor('key', { required: false }) ?? query);
+  const value = cache ? query : (c.tensor('value', { required: false }) ?? key);
   const tgtLen = c.inferred('tgtLen', 'query', len(query), batch * E, () => `batch·embedDim = ${batch}·${E}`);
   c.length('query', query, batch * tgtLen * E, () => `batch·tgtLen·embedDim = ${batch}·${tgtLen}·${E}`);
   let srcLen;
   if (cache) {
     srcLen = cache.length + tgtLen;
     if (srcLen > cache.maxLength) {
-      throw c.rangeError('query', `at most ${cache.maxLength - cache.length} tokens: the cache holds ${cache.length} of maxLength = ${cache.maxLength}`, `${tgtLen} tokens`);
+      throw c.rangeError(
+        'query',
+        `at most ${cache.maxLength - cache.length} tokens: the cache holds ${cache.length} of maxLength = ${cache.maxLength}`,
+        `${tgtLen} tokens`,
+      );
     }
     if (c.args.srcLen !== undefined && c.size('srcLen') !== srcLen) {
-      throw c.rangeError('srcLen', `cache.length + tgtLen = ${cache.length} + ${tgtLen} = ${srcLen} with a cache`, c.args.srcLen);
+      throw c.rangeError(
+        'srcLen',
+        `cache.length + tgtLen = ${cache.length} + ${tgtLen} = ${srcLen} with a cache`,
+        c.args.srcLen,
+      );
     }
   } else {
     srcLen = c.inferred('srcLen', 'key', len(key), batch * kdim, () => `batch·kdim = ${batch}·${kdim}`);
@@ -221,7 +333,12 @@ export function mhaForward(c, layer, cache = null) {
   }
   const positionOffset = offset(c, cache ? cache.length : 0, tgtLen);
   return {
-    batch, tgtLen, srcLen, query, key, value,
+    batch,
+    tgtLen,
+    srcLen,
+    query,
+    key,
+    value,
     attnMask: attnMask(c, tgtLen, srcLen, batch * numHeads),
     keyPaddingMask,
     isCausal: c.bool('isCausal', false),
@@ -253,25 +370,42 @@ export function layerTensorLengths(layer) {
   const { qIn, kIn, vIn, headDimQk: dk, headDimV: dv } = layer;
   if (!layer.outProjection) {
     return {
-      wq: [dk * qIn, () => `dK·dModel = ${dk}·${qIn}`], wk: [dk * qIn, () => `dK·dModel = ${dk}·${qIn}`],
-      wv: [dv * qIn, () => `dV·dModel = ${dv}·${qIn}`], bq: [dk, 'dK'], bk: [dk, 'dK'], bv: [dv, 'dV'],
+      wq: [dk * qIn, () => `dK·dModel = ${dk}·${qIn}`],
+      wk: [dk * qIn, () => `dK·dModel = ${dk}·${qIn}`],
+      wv: [dv * qIn, () => `dV·dModel = ${dv}·${qIn}`],
+      bq: [dk, 'dK'],
+      bk: [dk, 'dK'],
+      bv: [dv, 'dV'],
     };
   }
   const { numHeads, numKvHeads, decoder } = layer;
   const E = qIn;
-  const qWidth = numHeads * dk, kvWidth = numKvHeads * dk;
+  const qWidth = numHeads * dk,
+    kvWidth = numKvHeads * dk;
   return {
     inProjWeight: [3 * E * E, () => `3·embedDim·embedDim = 3·${E}·${E}`],
-    qProjWeight: [qWidth * E, () => (decoder ? `numHeads·headDim·embedDim = ${numHeads}·${dk}·${E}` : `embedDim·embedDim = ${E}·${E}`)],
-    kProjWeight: [kvWidth * kIn, () => (decoder ? `numKvHeads·headDim·kdim = ${numKvHeads}·${dk}·${kIn}` : `embedDim·kdim = ${E}·${kIn}`)],
-    vProjWeight: [kvWidth * vIn, () => (decoder ? `numKvHeads·headDim·vdim = ${numKvHeads}·${dk}·${vIn}` : `embedDim·vdim = ${E}·${vIn}`)],
+    qProjWeight: [
+      qWidth * E,
+      () => (decoder ? `numHeads·headDim·embedDim = ${numHeads}·${dk}·${E}` : `embedDim·embedDim = ${E}·${E}`),
+    ],
+    kProjWeight: [
+      kvWidth * kIn,
+      () => (decoder ? `numKvHeads·headDim·kdim = ${numKvHeads}·${dk}·${kIn}` : `embedDim·kdim = ${E}·${kIn}`),
+    ],
+    vProjWeight: [
+      kvWidth * vIn,
+      () => (decoder ? `numKvHeads·headDim·vdim = ${numKvHeads}·${dk}·${vIn}` : `embedDim·vdim = ${E}·${vIn}`),
+    ],
     inProjBias: decoder
       ? [qWidth + 2 * kvWidth, () => `(numHeads + 2·numKvHeads)·headDim = (${numHeads} + 2·${numKvHeads})·${dk}`]
       : [3 * E, () => `3·embedDim = 3·${E}`],
     qProjBias: [qWidth, () => `numHeads·headDim = ${numHeads}·${dk}`],
     kProjBias: [kvWidth, () => `numKvHeads·headDim = ${numKvHeads}·${dk}`],
     vProjBias: [kvWidth, () => `numKvHeads·headDim = ${numKvHeads}·${dk}`],
-    outProjWeight: [E * qWidth, () => (decoder ? `embedDim·numHeads·headDim = ${E}·${numHeads}·${dk}` : `embedDim·embedDim = ${E}·${E}`)],
+    outProjWeight: [
+      E * qWidth,
+      () => (decoder ? `embedDim·numHeads·headDim = ${E}·${numHeads}·${dk}` : `embedDim·embedDim = ${E}·${E}`),
+    ],
     outProjBias: [E, `embedDim = ${E}`],
   };
 }
@@ -279,9 +413,13 @@ export function layerTensorLengths(layer) {
 export function layerSizes(layer) {
   return layer.outProjection
     ? {
-      embedDim: layer.qIn, numHeads: layer.numHeads, kdim: layer.kIn, vdim: layer.vIn, numKvHeads: layer.numKvHeads,
-      headDim: layer.headDimQk,
-    }
+        embedDim: layer.qIn,
+        numHeads: layer.numHeads,
+        kdim: layer.kIn,
+        vdim: layer.vIn,
+        numKvHeads: layer.numKvHeads,
+        headDim: layer.headDimQk,
+      }
     : { dModel: layer.qIn };
 }
 
@@ -306,7 +444,8 @@ export function checkRepeatedLayerArgs(c, layer, sizes, tensorLengths) {
   };
   if (c.args.slidingWindow !== undefined) {
     const window = c.has('slidingWindow') ? c.size('slidingWindow') : 0;
-    if (window !== layer.slidingWindow) differs('slidingWindow', window || String(c.args.slidingWindow), layer.slidingWindow || 'absent (no window)');
+    if (window !== layer.slidingWindow)
+      differs('slidingWindow', window || String(c.args.slidingWindow), layer.slidingWindow || 'absent (no window)');
   }
   if (c.args.rope !== undefined) {
     const rope = parseRope(c, layer.headDimQk);
@@ -315,10 +454,20 @@ export function checkRepeatedLayerArgs(c, layer, sizes, tensorLengths) {
   }
   if (c.args.alibi !== undefined) {
     const alibi = parseAlibi(c, layer.numHeads);
-    const made = layer.alibi ? layer.weights.alibiSlopes ?? true : null;
-    const same = alibi === made || (alibi !== null && typeof alibi === 'object' && made !== null && typeof made === 'object' &&
-      Float32Array.from(alibi).every((x, h) => Object.is(x, Math.fround(made[h]))));
-    const text = (a) => (a === null ? 'absent (no ALiBi)' : a === true ? 'true (the paper\'s slopes)' : `slopes [${Array.from(a).join(', ')}]`);
+    const made = layer.alibi ? (layer.weights.alibiSlopes ?? true) : null;
+    const same =
+      alibi === made ||
+      (alibi !== null &&
+        typeof alibi === 'object' &&
+        made !== null &&
+        typeof made === 'object' &&
+        Float32Array.from(alibi).every((x, h) => Object.is(x, Math.fround(made[h]))));
+    const text = (a) =>
+      a === null
+        ? 'absent (no ALiBi)'
+        : a === true
+          ? "true (the paper's slopes)"
+          : `slopes [${Array.from(a).join(', ')}]`;
     if (!same) differs('alibi', text(alibi), text(made));
   }
 }

@@ -9,18 +9,19 @@ import { checkRepeatedLayerArgs, layerSizes, layerTensorLengths, readForwardData
 const sum = (values) => values.reduce((a, b) => a + b, 0);
 
 // The module's layer of the checked description `layer`: its handle.
-const createLayer = (wire, fn, layer) => wire.withStage((stage) => {
-  wire.stageConfig(stage, layer);
-  const needed = wire.call(stage, 'layerBytes') + sum(layerTensors(layer).map(heapBytes));
-  if (needed > wire.heapMaxBytes) throw outOfMemory(fn, needed, wire.heapMaxBytes);
-  const scope = new HeapScope(wire.M, fn, wire.heapMaxBytes);
-  try {
-    wire.stageWeights(stage, scope, layer);
-    return wire.created(fn, 'layer', wire.call(stage, 'createLayer'), needed);
-  } finally {
-    scope.free();
-  }
-});
+const createLayer = (wire, fn, layer) =>
+  wire.withStage((stage) => {
+    wire.stageConfig(stage, layer);
+    const needed = wire.call(stage, 'layerBytes') + sum(layerTensors(layer).map(heapBytes));
+    if (needed > wire.heapMaxBytes) throw outOfMemory(fn, needed, wire.heapMaxBytes);
+    const scope = new HeapScope(wire.M, fn, wire.heapMaxBytes);
+    try {
+      wire.stageWeights(stage, scope, layer);
+      return wire.created(fn, 'layer', wire.call(stage, 'createLayer'), needed);
+    } finally {
+      scope.free();
+    }
+  });
 
 // engine: { M, wire, liveLayers, liveCaches, caches, check(fn) } (see api.mjs).
 export function createPrepared(engine, fn, layerArgs, forwardArgs, parseLayer, parseForward, args) {

@@ -10,7 +10,10 @@ export function warmUp(api) {
     return a;
   };
   const layer = api.createMultiHeadAttention({
-    embedDim, numHeads: 2, inProjWeight: fill(3 * embedDim * embedDim), outProjWeight: fill(embedDim * embedDim),
+    embedDim,
+    numHeads: 2,
+    inProjWeight: fill(3 * embedDim * embedDim),
+    outProjWeight: fill(embedDim * embedDim),
   });
   const query = fill(tokens * embedDim);
   for (let i = 0; i < 12; i++) layer.forward({ query, isCausal: i % 2 === 0 });

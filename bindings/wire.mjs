@@ -119,7 +119,8 @@ export class Wire {
     };
     const E = layer.qIn;
     stageThree(['wq', 'wk', 'wv'], 'inProjWeight', w.packedIn, [0, 4 * E * E, 8 * E * E], [w.wq, w.wk, w.wv]);
-    const qWidth = layer.numHeads * layer.headDimQk, kvWidth = layer.numKvHeads * layer.headDimQk;
+    const qWidth = layer.numHeads * layer.headDimQk,
+      kvWidth = layer.numKvHeads * layer.headDimQk;
     stageThree(['bq', 'bk', 'bv'], 'inProjBias', w.inBias, [0, 4 * qWidth, 4 * (qWidth + kvWidth)], [w.bq, w.bk, w.bv]);
   }
 

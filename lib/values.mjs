@@ -22,7 +22,8 @@ export function describe(value) {
   const typed = typedArrayName(value);
   if (typed) return `${/^[AEIOU]/.test(typed) ? 'an' : 'a'} ${typed} of length ${lengthOf.call(value)}`;
   if (Array.isArray(value)) return 'an Array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value)}`;
   if (typeof value === 'object') {
     // `in` may run a Proxy's trap: harmless here, nothing is held while checks run. (Not
     // instanceof: a typed array of another realm, a vm context or a frame, is no instance here.)
@@ -32,7 +33,9 @@ export function describe(value) {
     } catch {
       poses = true;
     }
-    return poses ? 'an object posing as a typed array (a Proxy, or an object with a typed array prototype)' : 'an object';
+    return poses
+      ? 'an object posing as a typed array (a Proxy, or an object with a typed array prototype)'
+      : 'an object';
   }
   if (typeof value === 'function') return 'a function';
   if (value === undefined) return 'nothing (undefined)';

@@ -22,11 +22,30 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs', 'attention-rules.mjs'];
 // The package's JavaScript, from bindings/ (what talks to the module) and lib/ (plain JavaScript, no
 // engine). dist/ holds them side by side, so each relative import is rewritten to its file's name.
-const API_SOURCES = ['api.mjs', 'checks.mjs', 'create.mjs', 'forward-call.mjs', 'heap.mjs', 'kv-cache.mjs', 'layer-args.mjs',
-  'prepared-layer.mjs', 'pthread-worker.mjs', 'warm-up.mjs', 'wire.mjs', 'index.mjs', 'node.mjs', 'index.cjs']
+const API_SOURCES = [
+  'api.mjs',
+  'checks.mjs',
+  'create.mjs',
+  'forward-call.mjs',
+  'heap.mjs',
+  'kv-cache.mjs',
+  'layer-args.mjs',
+  'prepared-layer.mjs',
+  'pthread-worker.mjs',
+  'warm-up.mjs',
+  'wire.mjs',
+  'index.mjs',
+  'node.mjs',
+  'index.cjs',
+]
   .map((name) => `bindings/${name}`)
-  .concat(['lib/values.mjs', 'lib/attention-rules.mjs', 'lib/readers/safetensors.mjs', 'lib/readers/half-float.mjs',
-    'lib/readers/state-dict.mjs']);
+  .concat([
+    'lib/values.mjs',
+    'lib/attention-rules.mjs',
+    'lib/readers/safetensors.mjs',
+    'lib/readers/half-float.mjs',
+    'lib/readers/state-dict.mjs',
+  ]);
 
 mkdirSync(join(dist, 'node'), { recursive: true });
 const written = new Set();
@@ -46,7 +65,11 @@ const copyFileSync = (from, to) => writeFileSync(to, readFileSync(from));
 // loader and the pthread workers reach the glue's functions and Module fields by name.
 async function copyGlue(from, to, build) {
   if (!build.includes('-relaxed')) return copyFileSync(from, to);
-  const { code } = await transform(readFileSync(from, 'utf8'), { minifyWhitespace: true, minifySyntax: true, charset: 'utf8' });
+  const { code } = await transform(readFileSync(from, 'utf8'), {
+    minifyWhitespace: true,
+    minifySyntax: true,
+    charset: 'utf8',
+  });
   writeFileSync(to, code);
 }
 
@@ -72,7 +95,8 @@ for (const name of BUILDS) {
 const withVersion = (text) => text.replaceAll('__VERSION__', version);
 const flatImports = (text) => text.replace(/((?:from|import)\s*\(?\s*')\.\.?\/(?:[^'/]+\/)*([^'/]+)'/g, "$1./$2'");
 const distNames = API_SOURCES.map((source) => basename(source));
-if (new Set(distNames).size !== distNames.length) throw new Error('assemble-dist: two sources share a file name, which dist/ cannot hold');
+if (new Set(distNames).size !== distNames.length)
+  throw new Error('assemble-dist: two sources share a file name, which dist/ cannot hold');
 for (const source of API_SOURCES) {
   writeFileSync(join(dist, basename(source)), flatImports(withVersion(readFileSync(join(root, source), 'utf8'))));
 }

@@ -8,7 +8,7 @@ const { createAttention } = require('../dist/index.cjs');
 const { randomCase, runCase } = require('../tests/js/fuzz-cases.js');
 
 const cases = Number(process.argv[2] ?? 20000);
-const seed = Number(process.argv[3] ?? (Date.now() % 1e9));
+const seed = Number(process.argv[3] ?? Date.now() % 1e9);
 if (!Number.isInteger(cases) || cases < 1 || !Number.isInteger(seed)) {
   console.error('usage: node scripts/fuzz.mjs [cases] [seed]');
   process.exit(2);

@@ -211,6 +211,5 @@ async function main() {
 }
 
 const invokedDirectly =
-  process.argv[1] !== undefined &&
-  import.meta.url === pathToFileURL(fs.realpathSync(process.argv[1])).href;
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(fs.realpathSync(process.argv[1])).href;
 if (invokedDirectly) main();

@@ -28,7 +28,7 @@ export function drawBars(canvas, o) {
   const widest = Math.min(80, Math.max(0, ...o.labels.map((l) => measure.measureText(String(l)).width)));
   const rotate = widest > barWidth - 2;
   // Labels keep their size; when bars are narrower than a label needs, every step-th is drawn.
-  const labelStep = rotate ? Math.ceil((fontPx + 2) * Math.SQRT2 / barWidth) : 1;
+  const labelStep = rotate ? Math.ceil(((fontPx + 2) * Math.SQRT2) / barWidth) : 1;
   const labelHeight = rotate ? widest * Math.SQRT1_2 + fontPx + 4 : fontPx + 6;
   const width = x0 + n * barWidth + 10;
   const height = top + plotHeight + labelHeight + 4;

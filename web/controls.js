@@ -50,8 +50,12 @@ export function bindControls(h) {
         h.key(e.target, e.key);
       }
     });
-    area.addEventListener('focusin', (e) => { if (h.mapOf(e.target)) h.focus(e.target, true); });
-    area.addEventListener('focusout', (e) => { if (h.mapOf(e.target)) h.focus(e.target, false); });
+    area.addEventListener('focusin', (e) => {
+      if (h.mapOf(e.target)) h.focus(e.target, true);
+    });
+    area.addEventListener('focusout', (e) => {
+      if (h.mapOf(e.target)) h.focus(e.target, false);
+    });
   }
 
   form.addEventListener('input', (e) => {

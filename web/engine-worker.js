@@ -22,7 +22,10 @@ async function init(threads) {
     if (threads === 1) throw e;
     // A threaded build that cannot start here (e.g. no SharedArrayBuffer) must not hide the demo.
     const { name, message } = thrownData(e);
-    return { attn: await createAttention({ threads: 1 }), note: `threads: ${threads} failed (${name}: ${message}); using 1` };
+    return {
+      attn: await createAttention({ threads: 1 }),
+      note: `threads: ${threads} failed (${name}: ${message}); using 1`,
+    };
   }
 }
 
@@ -62,7 +65,13 @@ self.onmessage = async (event) => {
     }
   } else if (msg.type === MESSAGE.run) {
     if (!engine) {
-      self.postMessage({ type: MESSAGE.result, id: msg.id, results: {}, errors: [{ label: 'Engine', error: UNAVAILABLE.engine }], engineMs: 0 });
+      self.postMessage({
+        type: MESSAGE.result,
+        id: msg.id,
+        results: {},
+        errors: [{ label: 'Engine', error: UNAVAILABLE.engine }],
+        engineMs: 0,
+      });
       return;
     }
     run(msg);

@@ -89,7 +89,8 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
         loading = null;
         if (!waiter) return;
         if (msg.type === MESSAGE.modelReady) waiter.resolve({ ready: true, config: msg.config, vocab: msg.vocab });
-        else if (msg.type === MESSAGE.modelMissing) waiter.resolve({ ready: false, missing: true, url: msg.url, status: msg.status });
+        else if (msg.type === MESSAGE.modelMissing)
+          waiter.resolve({ ready: false, missing: true, url: msg.url, status: msg.status });
         else waiter.reject(reviveError(msg.error));
       } else if (msg.type === MESSAGE.modelSteps) {
         const waiter = pending.get(msg.id);

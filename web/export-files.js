@@ -22,30 +22,47 @@ export function toRows(matrix, rows, cols) {
  * @param {object|null} [shown.selfIntermediates]  { d, q, k, v: [n, d], scores, scaledScores: [n, n] }
  * @param {object[]|null} [shown.headIntermediates] per head, the same ({ d, q, k, v, scores, scaledScores })
  */
-export function buildExport({ tokens, settings, engine, selfWeights, headWeights, averageWeights, numHeads,
-  selfIntermediates = null, headIntermediates = null }) {
+export function buildExport({
+  tokens,
+  settings,
+  engine,
+  selfWeights,
+  headWeights,
+  averageWeights,
+  numHeads,
+  selfIntermediates = null,
+  headIntermediates = null,
+}) {
   const n = tokens.length;
   const heads = [];
   if (headWeights) {
     for (let h = 0; h < numHeads; h++) heads.push(toRows(headWeights.subarray(h * n * n, (h + 1) * n * n), n, n));
   }
   // q, k, v as [token][dim]; scores (q·k) and scaledScores (× 1/√d, −∞ where masked: null in JSON) as [query][key].
-  const steps = (it) => it && {
-    q: toRows(it.q, n, it.d), k: toRows(it.k, n, it.d), v: toRows(it.v, n, it.d),
-    scores: toRows(it.scores, n, n), scaledScores: toRows(it.scaledScores, n, n),
-  };
+  const steps = (it) =>
+    it && {
+      q: toRows(it.q, n, it.d),
+      k: toRows(it.k, n, it.d),
+      v: toRows(it.v, n, it.d),
+      scores: toRows(it.scores, n, n),
+      scaledScores: toRows(it.scaledScores, n, n),
+    };
   const doc = {
     format: 'wasm-attention-demo/1',
-    description: 'Attention weights [query][key] (rows sum to 1) as computed by the wasm-attention engine; ' +
+    description:
+      'Attention weights [query][key] (rows sum to 1) as computed by the wasm-attention engine; ' +
       'with the intermediates the page shows (q, k, v [token][dim]; scores and scaledScores [query][key], null where masked).',
     engine,
     settings,
     tokens,
     selfAttention: selfWeights ? { weights: toRows(selfWeights, n, n) } : null,
-    multiHeadAttention: headWeights ? { numHeads, heads, average: averageWeights ? toRows(averageWeights, n, n) : null } : null,
+    multiHeadAttention: headWeights
+      ? { numHeads, heads, average: averageWeights ? toRows(averageWeights, n, n) : null }
+      : null,
   };
   if (selfIntermediates && doc.selfAttention) doc.selfAttention.intermediates = steps(selfIntermediates);
-  if (headIntermediates && doc.multiHeadAttention) doc.multiHeadAttention.headIntermediates = headIntermediates.map(steps);
+  if (headIntermediates && doc.multiHeadAttention)
+    doc.multiHeadAttention.headIntermediates = headIntermediates.map(steps);
   return doc;
 }
 

@@ -116,7 +116,8 @@ export function drawHeatmap(canvas, o) {
   const maxSize = o.maxSize ?? 360;
   const side = Math.max(rows, cols, 1);
   // Whole pixels while cells can be 3 px or more; below that, fractions (the grid still fits).
-  const auto = side * 3 <= maxSize ? Math.max(3, Math.min(o.maxCell ?? 40, Math.floor(maxSize / side))) : maxSize / side;
+  const auto =
+    side * 3 <= maxSize ? Math.max(3, Math.min(o.maxCell ?? 40, Math.floor(maxSize / side))) : maxSize / side;
   const cellWidth = o.cellWidth ?? auto;
   const cellHeight = o.cellHeight ?? auto;
 
@@ -134,7 +135,7 @@ export function drawHeatmap(canvas, o) {
   const colWidest = showColLabels ? widest(colLabels) : 0;
   const rotate = showColLabels && colWidest > cellWidth - 2;
   const rowLabelStep = Math.ceil((fontPx + 2) / cellHeight);
-  const colLabelStep = rotate ? Math.ceil((fontPx + 2) * Math.SQRT2 / cellWidth) : 1;
+  const colLabelStep = rotate ? Math.ceil(((fontPx + 2) * Math.SQRT2) / cellWidth) : 1;
   const colLabelHeight = !showColLabels ? 0 : rotate ? colWidest * Math.SQRT1_2 + fontPx + 6 : fontPx + 8;
 
   const x0 = Math.ceil(rowLabelWidth);
@@ -209,7 +210,19 @@ export function drawHeatmap(canvas, o) {
     ctx.strokeRect(x + 2.5, y + 2.5, Math.max(1, cellWidth - 5), Math.max(1, cellHeight - 5));
   }
 
-  const layout = { x0, y0, cellWidth, cellHeight, rows, cols, width, height, highlightRow: highlight, rowLabelStep: showRowLabels ? rowLabelStep : 0, colLabelStep: showColLabels ? colLabelStep : 0 };
+  const layout = {
+    x0,
+    y0,
+    cellWidth,
+    cellHeight,
+    rows,
+    cols,
+    width,
+    height,
+    highlightRow: highlight,
+    rowLabelStep: showRowLabels ? rowLabelStep : 0,
+    colLabelStep: showColLabels ? colLabelStep : 0,
+  };
   canvas.dataset.layout = JSON.stringify(layout);
   return layout;
 }
@@ -225,7 +238,10 @@ export function cellAt(layout, x, y) {
 }
 
 /** A horizontal colour bar for domain [lo, hi] with tick labels. */
-export function drawLegend(canvas, { domain, colormap, width = 320, label = '', ticks = 5, format = (v) => v.toFixed(2) }) {
+export function drawLegend(
+  canvas,
+  { domain, colormap, width = 320, label = '', ticks = 5, format = (v) => v.toFixed(2) },
+) {
   const barHeight = 12;
   const height = barHeight + 30;
   const ctx = prepareCanvas(canvas, width, height);

@@ -18,10 +18,12 @@ export function createInputBuilder({ keep = 4 } = {}) {
     const n = tokens.length;
     const x = embed(tokens, s.dModel);
     const sw = cached(`self|${s.dModel}|${s.seed}|${s.preset}`, () =>
-      selfAttentionWeights({ dModel: s.dModel, seed: s.seed, preset: s.preset }));
+      selfAttentionWeights({ dModel: s.dModel, seed: s.seed, preset: s.preset }),
+    );
     const headsKey = s.preset === 'identity' ? s.numHeads : '*';
     const mw = cached(`mha|${s.dModel}|${headsKey}|${s.seed}|${s.preset}`, () =>
-      multiHeadWeights({ embedDim: s.dModel, numHeads: s.numHeads, seed: s.seed, preset: s.preset }));
+      multiHeadWeights({ embedDim: s.dModel, numHeads: s.numHeads, seed: s.seed, preset: s.preset }),
+    );
     const mha = {
       query: x,
       embedDim: s.dModel,
@@ -32,7 +34,17 @@ export function createInputBuilder({ keep = 4 } = {}) {
       needWeights: true,
     };
     return {
-      self: { x, seqLen: n, dModel: s.dModel, wq: sw.wq, wk: sw.wk, wv: sw.wv, isCausal: s.isCausal, needWeights: true, returnIntermediates: true },
+      self: {
+        x,
+        seqLen: n,
+        dModel: s.dModel,
+        wq: sw.wq,
+        wk: sw.wk,
+        wv: sw.wv,
+        isCausal: s.isCausal,
+        needWeights: true,
+        returnIntermediates: true,
+      },
       mhaHeads: { ...mha, averageAttnWeights: false, returnIntermediates: true },
       mhaAverage: { ...mha, averageAttnWeights: true },
     };
@@ -43,9 +55,12 @@ export function createInputBuilder({ keep = 4 } = {}) {
 export function engineGroups(args) {
   return [
     { label: 'Self-attention', calls: [{ key: 'self', method: 'selfAttention', args: args.self }] },
-    { label: 'Multi-head attention', calls: [
-      { key: 'mhaHeads', method: 'multiHeadAttention', args: args.mhaHeads },
-      { key: 'mhaAverage', method: 'multiHeadAttention', args: args.mhaAverage },
-    ] },
+    {
+      label: 'Multi-head attention',
+      calls: [
+        { key: 'mhaHeads', method: 'multiHeadAttention', args: args.mhaHeads },
+        { key: 'mhaAverage', method: 'multiHeadAttention', args: args.mhaAverage },
+      ],
+    },
   ];
 }

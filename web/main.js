@@ -57,7 +57,8 @@ async function start() {
     showEngine($('engine'), page.engine.info, page.engine.note, null);
   } catch (e) {
     $('engine').textContent = 'Engine not loaded.';
-    const message = `Could not load the WebAssembly engine from ${ENGINE_URL} in a Web Worker — ${e && e.name ? `${e.name}: ` : ''}${e && e.message ? e.message : e}. ` +
+    const message =
+      `Could not load the WebAssembly engine from ${ENGINE_URL} in a Web Worker — ${e && e.name ? `${e.name}: ` : ''}${e && e.message ? e.message : e}. ` +
       'Build it with `npm run build` and serve the package folder (`npm start`).';
     showErrors($('error'), [message]);
     showErrors($('poem-error'), [message]);

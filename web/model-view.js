@@ -33,14 +33,26 @@ export function createModelView() {
     const grid = $('model-grid');
     if (grid.dataset.shape === `${run.nLayers}x${run.nHeads}`) return;
     const cells = [el('div', { class: 'corner', 'aria-hidden': 'true' })];
-    for (let h = 0; h < run.nHeads; h++) cells.push(el('div', { class: 'col-head', 'aria-hidden': 'true', text: `head ${h + 1}` }));
+    for (let h = 0; h < run.nHeads; h++)
+      cells.push(el('div', { class: 'col-head', 'aria-hidden': 'true', text: `head ${h + 1}` }));
     for (let l = 0; l < run.nLayers; l++) {
       cells.push(el('div', { class: 'row-head', 'aria-hidden': 'true', text: `L${l + 1}` }));
       for (let h = 0; h < run.nHeads; h++) {
-        cells.push(el('button', {
-          type: 'button', class: 'thumb', 'data-testid': 'thumb', 'data-layer': String(l), 'data-head': String(h),
-          'aria-label': `Layer ${l + 1}, head ${h + 1}: open it large`, 'aria-pressed': 'false',
-        }, el('canvas', { 'data-testid': 'thumb-map', 'data-layer': String(l), 'data-head': String(h) })));
+        cells.push(
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'thumb',
+              'data-testid': 'thumb',
+              'data-layer': String(l),
+              'data-head': String(h),
+              'aria-label': `Layer ${l + 1}, head ${h + 1}: open it large`,
+              'aria-pressed': 'false',
+            },
+            el('canvas', { 'data-testid': 'thumb-map', 'data-layer': String(l), 'data-head': String(h) }),
+          ),
+        );
       }
     }
     grid.style.gridTemplateColumns = `${LABEL_COLUMN}px repeat(${run.nHeads}, auto)`;
@@ -61,8 +73,16 @@ export function createModelView() {
       const canvas = button.firstElementChild;
       const matrix = matrixOf(run, layer, head);
       const layout = drawHeatmap(canvas, {
-        matrix, rows: run.n, cols: run.n, domain: MODEL_DOMAIN, colormap: viridis, masked: maskOf(run),
-        maxSize: size, maxCell: size, labels: false, highlightRow: ui.highlight,
+        matrix,
+        rows: run.n,
+        cols: run.n,
+        domain: MODEL_DOMAIN,
+        colormap: viridis,
+        masked: maskOf(run),
+        maxSize: size,
+        maxCell: size,
+        labels: false,
+        highlightRow: ui.highlight,
       });
       maps.set(canvas, { kind: 'thumb', layer, head, layout, matrix, n: run.n });
       const open = Boolean(ui.open && ui.open.layer === layer && ui.open.head === head);
@@ -82,17 +102,30 @@ export function createModelView() {
     const matrix = matrixOf(run, layer, head);
     const width = innerWidth(section);
     const layout = drawHeatmap(canvas, {
-      matrix, rows: run.n, cols: run.n, rowLabels: labels, colLabels: labels, domain: MODEL_DOMAIN, colormap: viridis,
-      masked: maskOf(run), maxSize: Math.min(460, width - 70), maxCell: 36,
-      highlightRow: ui.highlight, selectedRow: ui.query, cursor: ui.cursor ?? undefined,
+      matrix,
+      rows: run.n,
+      cols: run.n,
+      rowLabels: labels,
+      colLabels: labels,
+      domain: MODEL_DOMAIN,
+      colormap: viridis,
+      masked: maskOf(run),
+      maxSize: Math.min(460, width - 70),
+      maxCell: 36,
+      highlightRow: ui.highlight,
+      selectedRow: ui.query,
+      cursor: ui.cursor ?? undefined,
     });
     maps.set(canvas, { kind: 'large', layer, head, layout, matrix, n: run.n });
     const kvHead = kvHeadOf(head, run.nHeads, run.nKvHeads);
     $('head-heading').textContent = `Layer ${layer + 1}, head ${head + 1}`;
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `Layer ${layer + 1}, head ${head + 1}: attention weights, ${run.n} × ${run.n}. ` +
-      'Arrow keys move the cell cursor and read its weight; Enter shows the four steps of the cursor’s query row.');
+    canvas.setAttribute(
+      'aria-label',
+      `Layer ${layer + 1}, head ${head + 1}: attention weights, ${run.n} × ${run.n}. ` +
+        'Arrow keys move the cell cursor and read its weight; Enter shows the four steps of the cursor’s query row.',
+    );
     $('head-caption').textContent =
       `Row i: where token i looks when layer ${layer + 1}'s head ${head + 1} computes it. This head shares its keys and values ` +
       `with ${run.nHeads / run.nKvHeads - 1 === 1 ? 'one other head' : `${run.nHeads / run.nKvHeads - 1} other heads`} ` +
@@ -116,8 +149,12 @@ export function createModelView() {
       }
       buildGrid(run);
       drawThumbs(run, ui);
-      drawLegend($('model-legend'), { domain: MODEL_DOMAIN, colormap: viridis, width: Math.min(360, innerWidth(section)),
-        label: 'attention weight, 0 … 1 in every map' });
+      drawLegend($('model-legend'), {
+        domain: MODEL_DOMAIN,
+        colormap: viridis,
+        width: Math.min(360, innerWidth(section)),
+        label: 'attention weight, 0 … 1 in every map',
+      });
       $('model-caption').textContent =
         `Each small map is one head: ${run.nLayers} layers (top to bottom, the order the model computes them) × ${run.nHeads} heads, ` +
         `${run.n} tokens. Row i shows where token i looks; a causal model only looks back, so the maps are triangles. ` +

@@ -53,7 +53,9 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
       },
       (e) => {
         if (ask !== s.stepsAsked || s.run?.id !== r.id) return;
-        box.replaceChildren(el('p', { class: 'error inline', text: `The four steps could not be computed — ${e.name}: ${e.message}` }));
+        box.replaceChildren(
+          el('p', { class: 'error inline', text: `The four steps could not be computed — ${e.name}: ${e.message}` }),
+        );
       },
     );
   }
@@ -83,7 +85,10 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
     let run = null;
     const id = engine.model.generate(request, (msg) => {
       if (msg.type === MESSAGE.modelPrompt) {
-        run = addPrompt(createPoemRun({ id, nLayers: config.nLayers, nHeads: config.nHeads, nKvHeads: config.nKvHeads, capacity }), msg);
+        run = addPrompt(
+          createPoemRun({ id, nLayers: config.nLayers, nHeads: config.nHeads, nKvHeads: config.nKvHeads, capacity }),
+          msg,
+        );
       } else if (msg.type === MESSAGE.modelToken) {
         run = addToken(run, msg);
         s.owed = id;

@@ -16,35 +16,58 @@ const $ = (id) => document.getElementById(id);
  */
 export function poemHandlers({ engine, s, view, scheduleDraw, redrawMaps, begin, askSteps }) {
   function pickQuery(i) {
-    s.ui = { ...s.ui, query: i, followLatest: s.run ? i === s.run.n - 1 : true, cursor: s.ui.cursor && { ...s.ui.cursor, i } };
+    s.ui = {
+      ...s.ui,
+      query: i,
+      followLatest: s.run ? i === s.run.n - 1 : true,
+      cursor: s.ui.cursor && { ...s.ui.cursor, i },
+    };
     redrawMaps();
     askSteps();
   }
 
   function cellInfo(meta, { i, j }) {
     const labels = labelsOf(s.run);
-    return { i, j, query: labels[i], key: labels[j], weight: j >= 0 ? meta.matrix[i * meta.n + j] : undefined, masked: isKeyMasked(s.run.mask, i, j),
-      label: `layer ${meta.layer + 1}, head ${meta.head + 1}` };
+    return {
+      i,
+      j,
+      query: labels[i],
+      key: labels[j],
+      weight: j >= 0 ? meta.matrix[i * meta.n + j] : undefined,
+      masked: isKeyMasked(s.run.mask, i, j),
+      label: `layer ${meta.layer + 1}, head ${meta.head + 1}`,
+    };
   }
 
   function showCell() {
     const meta = view.mapOf($('head-map'));
     const { i, j } = s.ui.cursor;
     const r = $('head-map').getBoundingClientRect();
-    const at = { x: r.left + meta.layout.x0 + (j + 1) * meta.layout.cellWidth, y: r.top + meta.layout.y0 + (i + 1) * meta.layout.cellHeight };
+    const at = {
+      x: r.left + meta.layout.x0 + (j + 1) * meta.layout.cellWidth,
+      y: r.top + meta.layout.y0 + (i + 1) * meta.layout.cellHeight,
+    };
     const hit = cellInfo(meta, { i, j });
     showTooltip($('tooltip'), at, hit);
-    $('map-readout').textContent = `${hit.label}: query ${hit.query} #${i + 1}, key ${hit.key} #${j + 1}, weight ${hit.masked ? '0 (masked)' : formatWeight(hit.weight)}`;
+    $('map-readout').textContent =
+      `${hit.label}: query ${hit.query} #${i + 1}, key ${hit.key} #${j + 1}, weight ${hit.masked ? '0 (masked)' : formatWeight(hit.weight)}`;
   }
 
   const handlers = {
-    promptChanged: () => { if (s.model) begin(false); },
+    promptChanged: () => {
+      if (s.model) begin(false);
+    },
     decodingChanged() {
       const greedy = readPoemSettings($('poem-controls')).greedy;
-      for (const name of ['poem-temperature', 'poem-top-k', 'poem-seed']) $('poem-controls').elements[name].disabled = greedy;
+      for (const name of ['poem-temperature', 'poem-top-k', 'poem-seed'])
+        $('poem-controls').elements[name].disabled = greedy;
     },
-    generate: () => { if (s.model) begin(true); },
-    stop: () => { if (s.generating) engine.model.stop(s.generating); },
+    generate: () => {
+      if (s.model) begin(true);
+    },
+    stop: () => {
+      if (s.generating) engine.model.stop(s.generating);
+    },
     hover(i) {
       if (i === s.ui.highlight) return;
       s.ui = { ...s.ui, highlight: i };

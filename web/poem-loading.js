@@ -5,8 +5,10 @@ import { showErrors } from './status.js';
 const $ = (id) => document.getElementById(id);
 
 function describeModel(c, vocab) {
-  return `${c.nLayers} layers × ${c.nHeads} heads (${c.nKvHeads} key/value heads, grouped-query), d_model ${c.dModel}, ` +
-    `heads of ${c.headDim}, rotary positions (RoPE), ${vocab.length.toLocaleString('en')} tokens (one per character).`;
+  return (
+    `${c.nLayers} layers × ${c.nHeads} heads (${c.nKvHeads} key/value heads, grouped-query), d_model ${c.dModel}, ` +
+    `heads of ${c.headDim}, rotary positions (RoPE), ${vocab.length.toLocaleString('en')} tokens (one per character).`
+  );
 }
 
 /** The tab gives up on the model: it says why (already shown) and hides the form. */
@@ -29,7 +31,9 @@ export async function loadPoemModel(engine, modelUrl, test) {
     loaded = await engine.model.load(modelUrl);
   } catch (e) {
     $('poem-status').textContent = '';
-    showErrors($('poem-error'), [`The poem model could not be loaded from ${modelUrl.pathname} — ${e.name}: ${e.message}. The textbook tab works without it.`]);
+    showErrors($('poem-error'), [
+      `The poem model could not be loaded from ${modelUrl.pathname} — ${e.name}: ${e.message}. The textbook tab works without it.`,
+    ]);
     withoutModel(test, 'failed');
     return null;
   }
@@ -37,8 +41,8 @@ export async function loadPoemModel(engine, modelUrl, test) {
   if (!loaded.ready) {
     showErrors($('poem-error'), [
       `The trained poem model is not here: ${modelUrl.pathname} answered ${loaded.status ? `HTTP ${loaded.status}` : 'nothing'}. ` +
-      'The npm package does not ship the model (2 MB of weights); it comes with a clone of the repository ' +
-      '(models/tang-poems/model.safetensors next to web/). Everything else works: the textbook tab shows attention on random weights.',
+        'The npm package does not ship the model (2 MB of weights); it comes with a clone of the repository ' +
+        '(models/tang-poems/model.safetensors next to web/). Everything else works: the textbook tab shows attention on random weights.',
     ]);
     withoutModel(test, 'missing');
     return null;

@@ -29,7 +29,11 @@ export function tokenLabel(text) {
  */
 export function createPoemRun({ id, nLayers, nHeads, nKvHeads, capacity }) {
   return {
-    id, nLayers, nHeads, nKvHeads, capacity,
+    id,
+    nLayers,
+    nHeads,
+    nKvHeads,
+    capacity,
     mask: CAUSAL, // which keys a query may not see, as isKeyMasked reads it
     n: 0,
     promptLength: 0,
@@ -121,7 +125,12 @@ export function stepsOf(run, { layer, head }, query, s) {
     dK,
     dV: s.output.length,
     scale: s.scale ?? 1 / Math.sqrt(dK),
-    q: s.q, K: s.keys, V: s.values,
-    scores: s.scores, scaledScores: s.scaledScores, weights: s.weights, output: s.output,
+    q: s.q,
+    K: s.keys,
+    V: s.values,
+    scores: s.scores,
+    scaledScores: s.scaledScores,
+    weights: s.weights,
+    output: s.output,
   };
 }

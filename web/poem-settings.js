@@ -40,22 +40,28 @@ export function poemProblems(s, { vocab, maxLen }, { generating = true } = {}) {
   const unknown = unknownCharacters(s.text, vocab);
   if (s.text.length === 0) problems.push('Prompt: type a few characters of a poem for the model to continue.');
   if (unknown.length) {
-    problems.push(`Prompt: the model knows only the ${vocab.length - 2} characters of the Three Hundred Tang Poems it was trained on ` +
-      `(simplified Chinese and its punctuation), and not ${unknown.length === 1 ? 'this one' : `these ${unknown.length}`}: ` +
-      `${unknown.map(shown).join(' ')}. Remove or replace ${unknown.length === 1 ? 'it' : 'them'}.`);
+    problems.push(
+      `Prompt: the model knows only the ${vocab.length - 2} characters of the Three Hundred Tang Poems it was trained on ` +
+        `(simplified Chinese and its punctuation), and not ${unknown.length === 1 ? 'this one' : `these ${unknown.length}`}: ` +
+        `${unknown.map(shown).join(' ')}. Remove or replace ${unknown.length === 1 ? 'it' : 'them'}.`,
+    );
   }
   const promptTokens = Array.from(s.text).length + 1; // + the poem-start token
-  if (promptTokens > maxLen) problems.push(`Prompt: the model reads at most ${maxLen - 1} characters; this prompt has ${promptTokens - 1}.`);
+  if (promptTokens > maxLen)
+    problems.push(`Prompt: the model reads at most ${maxLen - 1} characters; this prompt has ${promptTokens - 1}.`);
   if (!generating) return problems;
   if (!Number.isInteger(s.maxNew) || s.maxNew < 1 || s.maxNew > POEM_LIMITS.maxNew) {
     problems.push(`New characters: a whole number from 1 to ${POEM_LIMITS.maxNew}.`);
   } else if (promptTokens + s.maxNew > maxLen) {
-    problems.push(`New characters: the model reads at most ${maxLen} tokens in all; with this prompt ask for at most ${Math.max(0, maxLen - promptTokens)}.`);
+    problems.push(
+      `New characters: the model reads at most ${maxLen} tokens in all; with this prompt ask for at most ${Math.max(0, maxLen - promptTokens)}.`,
+    );
   }
   if (!s.greedy) {
     const [lo, hi] = POEM_LIMITS.temperature;
     if (!(s.temperature >= lo && s.temperature <= hi)) problems.push(`Temperature: a number from ${lo} to ${hi}.`);
-    if (!Number.isInteger(s.topK) || s.topK < 0 || s.topK > POEM_LIMITS.topK) problems.push(`Top-k: a whole number from 0 (all characters) to ${POEM_LIMITS.topK}.`);
+    if (!Number.isInteger(s.topK) || s.topK < 0 || s.topK > POEM_LIMITS.topK)
+      problems.push(`Top-k: a whole number from 0 (all characters) to ${POEM_LIMITS.topK}.`);
     if (!Number.isInteger(s.seed)) problems.push('Seed: a whole number.');
   }
   return problems;

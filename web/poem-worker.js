@@ -50,10 +50,17 @@ async function run(msg, post) {
   const fed = session.feed(ids);
   const top = model.topTokens(fed.logits, msg.topCount, msg.temperature > 0 ? msg.temperature : 1);
   const attention = copyAttention(fed.attention);
-  post({ type: MESSAGE.modelPrompt, id: msg.id, ids, texts: ids.map((t) => model.tokenText(t)), top, attention }, transferList(attention));
+  post(
+    { type: MESSAGE.modelPrompt, id: msg.id, ids, texts: ids.map((t) => model.tokenText(t)), top, attention },
+    transferList(attention),
+  );
   const steps = runtime.generate(session, {
-    maxNew: maxLength - ids.length, temperature: msg.temperature, topK: msg.topK, seed: msg.seed,
-    stopAtPoemStart: msg.stopAtPoemStart, topCount: msg.topCount,
+    maxNew: maxLength - ids.length,
+    temperature: msg.temperature,
+    topK: msg.topK,
+    seed: msg.seed,
+    stopAtPoemStart: msg.stopAtPoemStart,
+    topCount: msg.topCount,
   });
   // One token, then wait until the page has drawn it (model-next): the page sees every token
   // on its own, never a backlog, and meanwhile the worker reads its messages (a stop, a steps
@@ -66,8 +73,13 @@ async function run(msg, post) {
     }
     const { id, text, top: stepTop, attention: rows } = step.value;
     const att = copyAttention(rows);
-    post({ type: MESSAGE.modelToken, id: msg.id, index, token: { id, text, top: stepTop }, attention: att }, transferList(att));
-    await new Promise((resolve) => { job.resume = resolve; });
+    post(
+      { type: MESSAGE.modelToken, id: msg.id, index, token: { id, text, top: stepTop }, attention: att },
+      transferList(att),
+    );
+    await new Promise((resolve) => {
+      job.resume = resolve;
+    });
     job.resume = null;
     if (job.stopped || current !== job) {
       post({ type: MESSAGE.modelDone, id: msg.id, reason: 'stopped', top: null });
@@ -84,7 +96,9 @@ function steps({ id, run: runId, layer, head, query }, post) {
   }
   try {
     const s = current.session.headSteps(layer, head, query);
-    const out = Object.fromEntries(Object.entries(s).map(([k, v]) => [k, ArrayBuffer.isView(v) ? new Float32Array(v) : v]));
+    const out = Object.fromEntries(
+      Object.entries(s).map(([k, v]) => [k, ArrayBuffer.isView(v) ? new Float32Array(v) : v]),
+    );
     post({ ...reply, steps: out }, transferList(out));
   } catch (e) {
     post({ ...reply, error: thrownData(e) });

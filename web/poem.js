@@ -44,18 +44,29 @@ export function createPoemPage(engine, modelUrl) {
     done: null, // reason of the last finished run
     get run() {
       const r = s.run;
-      return r && { id: r.id, n: r.n, promptLength: r.promptLength, ids: r.ids, texts: r.texts, done: r.done, reason: r.reason,
-        top: r.top };
+      return (
+        r && {
+          id: r.id,
+          n: r.n,
+          promptLength: r.promptLength,
+          ids: r.ids,
+          texts: r.texts,
+          done: r.done,
+          reason: r.reason,
+          top: r.top,
+        }
+      );
     },
     get ui() {
       return s.ui;
     },
     /** Head h of layer l as drawn: [n × n] weights. */
     matrix: (l, h) => (s.run ? Array.from(matrixOf(s.run, l, h)) : null),
-    idle: () => new Promise((resolve) => {
-      const check = () => (s.generating ? setTimeout(check, 20) : resolve());
-      check();
-    }),
+    idle: () =>
+      new Promise((resolve) => {
+        const check = () => (s.generating ? setTimeout(check, 20) : resolve());
+        check();
+      }),
   };
 
   function draw() {
@@ -63,7 +74,9 @@ export function createPoemPage(engine, modelUrl) {
     if (s.owed) {
       const id = s.owed;
       s.owed = 0;
-      setTimeout(() => { if (s.generating === id) engine.model.next(id); }, PACE_MS);
+      setTimeout(() => {
+        if (s.generating === id) engine.model.next(id);
+      }, PACE_MS);
     }
     if (!s.visible) return;
     const r = s.run;

@@ -35,7 +35,8 @@ export function identityGain(dK) {
 }
 
 function checkPreset(preset) {
-  if (!PRESETS.includes(preset)) throw new RangeError(`weights: preset must be one of ${PRESETS.join(', ')}, got ${preset}`);
+  if (!PRESETS.includes(preset))
+    throw new RangeError(`weights: preset must be one of ${PRESETS.join(', ')}, got ${preset}`);
 }
 
 /** Single-head self-attention weights: { wq, wk, wv }, each [dModel, dModel] (dK = dV = dModel). */

@@ -24,13 +24,19 @@ export function createRequests(run) {
     }
     wanted = null;
     busy = true;
-    run(job.groups).then(
-      (reply) => { if (job.generation === generation) job.deliver(reply, null); },
-      (e) => { if (job.generation === generation) job.deliver(null, e); },
-    ).finally(() => {
-      busy = false;
-      pump();
-    });
+    run(job.groups)
+      .then(
+        (reply) => {
+          if (job.generation === generation) job.deliver(reply, null);
+        },
+        (e) => {
+          if (job.generation === generation) job.deliver(null, e);
+        },
+      )
+      .finally(() => {
+        busy = false;
+        pump();
+      });
   }
 
   return {

@@ -8,7 +8,7 @@ export const initialSelection = () => ({ view: 'self', query: 0, cell: { i: 0, j
 export function fitSelection(sel, run) {
   if (!run) return sel;
   const keys = viewsOf(run).map((v) => v.key);
-  const view = keys.includes(sel.view) ? sel.view : keys[0] ?? 'self';
+  const view = keys.includes(sel.view) ? sel.view : (keys[0] ?? 'self');
   const inside = (k) => (k >= 0 && k < run.n ? k : 0);
   return { view, query: inside(sel.query), cell: { i: inside(sel.cell.i), j: inside(sel.cell.j) } };
 }
@@ -18,7 +18,14 @@ export function pickQuery(sel, view, i) {
   return { ...sel, view, query: i, cell: { ...sel.cell, i } };
 }
 
-const MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], Home: [0, -Infinity], End: [0, Infinity] };
+const MOVES = {
+  ArrowUp: [-1, 0],
+  ArrowDown: [1, 0],
+  ArrowLeft: [0, -1],
+  ArrowRight: [0, 1],
+  Home: [0, -Infinity],
+  End: [0, Infinity],
+};
 
 /** The keyboard cursor after a key, inside n × n; null for keys that do not move it. */
 export function moveCell(cell, key, n) {

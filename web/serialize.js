@@ -9,7 +9,10 @@ function bytesToBase64(bytes) {
 
 export function serialize(value) {
   if (ArrayBuffer.isView(value)) {
-    return { $typed: value.constructor.name, base64: bytesToBase64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)) };
+    return {
+      $typed: value.constructor.name,
+      base64: bytesToBase64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)),
+    };
   }
   if (Array.isArray(value)) return value.map(serialize);
   if (value && typeof value === 'object') {

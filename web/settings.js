@@ -40,15 +40,20 @@ export function settingsProblems(s, tokens) {
   const out = [];
   if (tokens.length === 0) out.push('Sentence: type a sentence; there are no tokens to attend over.');
   if (tokens.length > LIMITS.tokens) {
-    out.push(`Sentence: the demo shows at most ${LIMITS.tokens} tokens; this one has ${tokens.length}. Shorten it (or switch Tokens to “words”).`);
+    out.push(
+      `Sentence: the demo shows at most ${LIMITS.tokens} tokens; this one has ${tokens.length}. Shorten it (or switch Tokens to “words”).`,
+    );
   }
   const dModelOk = Number.isInteger(s.dModel) && s.dModel >= 1 && s.dModel <= LIMITS.dModel;
-  if (!dModelOk) out.push(`d_model must be a whole number from 1 to ${LIMITS.dModel} in the demo, got ${shown(s.dModel)}.`);
+  if (!dModelOk)
+    out.push(`d_model must be a whole number from 1 to ${LIMITS.dModel} in the demo, got ${shown(s.dModel)}.`);
   if (!Number.isInteger(s.numHeads) || s.numHeads < 1 || s.numHeads > LIMITS.heads) {
     out.push(`heads must be a whole number from 1 to ${LIMITS.heads} in the demo, got ${shown(s.numHeads)}.`);
   } else if (dModelOk && s.dModel % s.numHeads !== 0) {
-    out.push(`heads = ${s.numHeads} does not divide d_model = ${s.dModel}: every head gets d_model ÷ heads dimensions. ` +
-      `For d_model = ${s.dModel} choose heads from: ${validHeadCounts(s.dModel).join(', ')}.`);
+    out.push(
+      `heads = ${s.numHeads} does not divide d_model = ${s.dModel}: every head gets d_model ÷ heads dimensions. ` +
+        `For d_model = ${s.dModel} choose heads from: ${validHeadCounts(s.dModel).join(', ')}.`,
+    );
   }
   if (!Number.isInteger(s.seed)) out.push(`seed must be a whole number, got ${shown(s.seed)}.`);
   return out;

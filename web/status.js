@@ -26,9 +26,11 @@ export function showEngine(box, info, note, timing) {
     ` · cross-origin isolated: ${window.crossOriginIsolated ? 'yes' : 'no'}`,
   );
   if (timing) {
-    box.append(' · last computation ',
+    box.append(
+      ' · last computation ',
       el('b', { 'data-testid': 'engine-time', text: `${timing.engineMs.toFixed(1)} ms` }),
-      ` in the engine (${timing.totalMs.toFixed(1)} ms with the trip to its worker and drawing)`);
+      ` in the engine (${timing.totalMs.toFixed(1)} ms with the trip to its worker and drawing)`,
+    );
   }
   if (note) box.append(el('span', { class: 'note', text: ` · ${note}` }));
 }

@@ -11,7 +11,6 @@ import { drawBars } from './bars.js';
 import { cellAt, drawHeatmap } from './heatmap.js';
 import { el } from './dom.js';
 
-
 export function formatNumber(v, digits = 3) {
   if (v === Infinity) return '∞';
   if (v === -Infinity) return '−∞';
@@ -38,12 +37,22 @@ function strip(values, rows, cols, rowLabels, testId, { name, width }) {
   const cellWidth = Math.max(0.25, Math.min(12, (width - 50) / cols));
   const cellHeight = rows === 1 ? 14 : Math.max(3, Math.min(12, Math.floor(220 / rows)));
   const opts = {
-    matrix: values, rows, cols, rowLabels, domain: [-m, m], colormap: (t) => diverging(2 * t - 1), cellWidth, cellHeight,
+    matrix: values,
+    rows,
+    cols,
+    rowLabels,
+    domain: [-m, m],
+    colormap: (t) => diverging(2 * t - 1),
+    cellWidth,
+    cellHeight,
   };
   const layout = drawHeatmap(canvas, opts);
   const range = `colour range ±${m.toPrecision(3)} (blue negative, red positive)`;
   canvas.setAttribute('role', 'img');
-  canvas.setAttribute('aria-label', `${name}: ${rows} × ${cols} values, ${range}. Focus and use the arrow keys to read values.`);
+  canvas.setAttribute(
+    'aria-label',
+    `${name}: ${rows} × ${cols} values, ${range}. Focus and use the arrow keys to read values.`,
+  );
   const show = (i, j) => {
     const row = rows === 1 ? '' : ` · row ${i + 1} “${rowLabels[i]}”`;
     readout.textContent = `${name}${row} · dim ${j + 1} of ${cols}: ${formatNumber(values[i * cols + j], 4)}`;
@@ -61,10 +70,20 @@ function strip(values, rows, cols, rowLabels, testId, { name, width }) {
   });
   canvas.addEventListener('blur', () => drawHeatmap(canvas, opts));
   canvas.addEventListener('keydown', (e) => {
-    const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], Home: [0, -cols], End: [0, cols] }[e.key];
+    const d = {
+      ArrowUp: [-1, 0],
+      ArrowDown: [1, 0],
+      ArrowLeft: [0, -1],
+      ArrowRight: [0, 1],
+      Home: [0, -cols],
+      End: [0, cols],
+    }[e.key];
     if (!d) return;
     e.preventDefault();
-    cursor = { i: Math.max(0, Math.min(rows - 1, cursor.i + d[0])), j: Math.max(0, Math.min(cols - 1, cursor.j + d[1])) };
+    cursor = {
+      i: Math.max(0, Math.min(rows - 1, cursor.i + d[0])),
+      j: Math.max(0, Math.min(cols - 1, cursor.j + d[1])),
+    };
     drawHeatmap(canvas, { ...opts, cursor });
     show(cursor.i, cursor.j);
   });
@@ -115,64 +134,122 @@ export function renderSteps(container, s) {
   container.dataset.source = s.source;
 
   const step = (num, title, caption, ...body) =>
-    el('section', { class: 'step', 'data-step': String(num) },
+    el(
+      'section',
+      { class: 'step', 'data-step': String(num) },
       el('h3', { text: num ? `${num}. ${title}` : title }),
       el('p', { class: 'caption', text: caption }),
-      ...body);
+      ...body,
+    );
   const stripRow = (label, ...args) =>
-    el('div', { class: 'strip-row' }, el('span', { class: 'strip-label', text: label }), strip(...args, { name: label, width: stripWidth }));
+    el(
+      'div',
+      { class: 'strip-row' },
+      el('span', { class: 'strip-label', text: label }),
+      strip(...args, { name: label, width: stripWidth }),
+    );
   const weightBars = () => {
-    const bars = el('canvas', { class: 'bars', 'data-testid': 'step-bars', role: 'img',
-      'aria-label': `weights of query ${qTok} in the ${s.source}` });
-    drawBars(bars, { values: s.weights, labels: keyLabels, max: s.domain[1], colormap: viridis, masked: s.masked, maxWidth: width });
+    const bars = el('canvas', {
+      class: 'bars',
+      'data-testid': 'step-bars',
+      role: 'img',
+      'aria-label': `weights of query ${qTok} in the ${s.source}`,
+    });
+    drawBars(bars, {
+      values: s.weights,
+      labels: keyLabels,
+      max: s.domain[1],
+      colormap: viridis,
+      masked: s.masked,
+      maxWidth: width,
+    });
     return bars;
   };
-  const table = (...rows) => el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': `numbers of query ${qTok}` },
-    el('table', { class: 'numbers', 'data-testid': 'step-table' },
-      el('thead', {}, el('tr', {}, el('th', { text: 'key →' }), ...keyLabels.map((t) => el('th', { scope: 'col', text: t })))),
-      el('tbody', {}, ...rows)));
+  const table = (...rows) =>
+    el(
+      'div',
+      { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': `numbers of query ${qTok}` },
+      el(
+        'table',
+        { class: 'numbers', 'data-testid': 'step-table' },
+        el(
+          'thead',
+          {},
+          el('tr', {}, el('th', { text: 'key →' }), ...keyLabels.map((t) => el('th', { scope: 'col', text: t }))),
+        ),
+        el('tbody', {}, ...rows),
+      ),
+    );
 
   if (s.average) {
     container.append(
-      el('p', { class: 'steps-intro', 'data-testid': 'steps-average' },
+      el(
+        'p',
+        { class: 'steps-intro', 'data-testid': 'steps-average' },
         `Query token “${qTok}” (position ${s.query + 1}) in the ${s.source}. The average has no single Q, K or V: ` +
-        `each head has its own, and the average is taken over the heads' softmax weights. So only the averaged weights are shown; ` +
-        'pick a head in “in” to see its four steps.'),
-      step(0, 'Averaged weights',
+          `each head has its own, and the average is taken over the heads' softmax weights. So only the averaged weights are shown; ` +
+          'pick a head in “in” to see its four steps.',
+      ),
+      step(
+        0,
+        'Averaged weights',
         `The mean over the ${s.numHeads} heads of each head's weight for this query and key; rows still sum to 1.`,
         table(numberRow('mean weight', s.weights, s.masked, 'row-weights')),
-        weightBars()),
+        weightBars(),
+      ),
     );
     return;
   }
 
   container.append(
-    el('p', { class: 'steps-intro' },
-      `Query token “${qTok}” (position ${s.query + 1}) in the ${s.source}. Every number below was returned by the WebAssembly engine (returnIntermediates), none is recomputed by the page.`),
+    el(
+      'p',
+      { class: 'steps-intro' },
+      `Query token “${qTok}” (position ${s.query + 1}) in the ${s.source}. Every number below was returned by the WebAssembly engine (returnIntermediates), none is recomputed by the page.`,
+    ),
   );
 
-  container.append(step(1, 'Project to Q, K, V',
-    `The embedding of each token is multiplied by three learned matrices. The query “${qTok}” asks with q (${s.dK} numbers); every token offers a key k to be matched and a value v to be passed on. Blue is negative, red positive; point at a strip or focus it for a value.`,
-    stripRow(`q (“${qTok}”)`, s.q, 1, s.dK, [qTok], 'step-q'),
-    stripRow('K (one row per key)', s.K, n, s.dK, keyLabels, 'step-k'),
-    stripRow('V (one row per key)', s.V, n, s.dV, keyLabels, 'step-v'),
-  ));
+  container.append(
+    step(
+      1,
+      'Project to Q, K, V',
+      `The embedding of each token is multiplied by three learned matrices. The query “${qTok}” asks with q (${s.dK} numbers); every token offers a key k to be matched and a value v to be passed on. Blue is negative, red positive; point at a strip or focus it for a value.`,
+      stripRow(`q (“${qTok}”)`, s.q, 1, s.dK, [qTok], 'step-q'),
+      stripRow('K (one row per key)', s.K, n, s.dK, keyLabels, 'step-k'),
+      stripRow('V (one row per key)', s.V, n, s.dV, keyLabels, 'step-v'),
+    ),
+  );
 
-  container.append(step(2, 'Score every key',
-    `The dot product q·kⱼ measures how well each key matches the query: large and positive means “relevant”.`,
-    table(
-      numberRow('q·k (raw score)', s.scores, s.masked, 'row-scores'),
-      numberRow(`× ${formatNumber(s.scale, 4)} (scaled)`, s.scaledScores, s.masked, 'row-scaled'),
-      numberRow('softmax (weight)', s.weights, s.masked, 'row-weights'),
-    )));
+  container.append(
+    step(
+      2,
+      'Score every key',
+      `The dot product q·kⱼ measures how well each key matches the query: large and positive means “relevant”.`,
+      table(
+        numberRow('q·k (raw score)', s.scores, s.masked, 'row-scores'),
+        numberRow(`× ${formatNumber(s.scale, 4)} (scaled)`, s.scaledScores, s.masked, 'row-scaled'),
+        numberRow('softmax (weight)', s.weights, s.masked, 'row-weights'),
+      ),
+    ),
+  );
 
-  container.append(step(3, 'Scale (and mask)',
-    `Scores are multiplied by 1/√d_k = ${formatNumber(s.scale, 4)} so their spread does not grow with the dimension (which would make softmax too peaked).${
-      s.causal ? ' With causal on, keys after the query are masked: −∞, so softmax gives them weight 0.' : ''} See the second row of the table.`));
+  container.append(
+    step(
+      3,
+      'Scale (and mask)',
+      `Scores are multiplied by 1/√d_k = ${formatNumber(s.scale, 4)} so their spread does not grow with the dimension (which would make softmax too peaked).${
+        s.causal ? ' With causal on, keys after the query are masked: −∞, so softmax gives them weight 0.' : ''
+      } See the second row of the table.`,
+    ),
+  );
 
-  container.append(step(4, 'Softmax, then the weighted sum',
-    `Softmax turns the scaled scores into weights ≥ 0 that sum to 1 (third row, bars, on the colour scale of the heatmap they come from). The output for “${qTok}” is Σⱼ wⱼ·vⱼ: a blend of the values, mostly of the keys it attends to.`,
-    weightBars(),
-    stripRow(`output (“${qTok}”)`, s.output, 1, s.dV, [qTok], 'step-output'),
-  ));
+  container.append(
+    step(
+      4,
+      'Softmax, then the weighted sum',
+      `Softmax turns the scaled scores into weights ≥ 0 that sum to 1 (third row, bars, on the colour scale of the heatmap they come from). The output for “${qTok}” is Σⱼ wⱼ·vⱼ: a blend of the values, mostly of the keys it attends to.`,
+      weightBars(),
+      stripRow(`output (“${qTok}”)`, s.output, 1, s.dV, [qTok], 'step-output'),
+    ),
+  );
 }

@@ -22,7 +22,12 @@ export function bindTabs(tablist, onChange) {
     if (focus) tab.focus();
     if (current === tab.dataset.tab) return;
     current = tab.dataset.tab;
-    if (location.hash.slice(1) !== current) history.replaceState(null, '', current === tabs[0].dataset.tab ? location.pathname + location.search : `#${current}`);
+    if (location.hash.slice(1) !== current)
+      history.replaceState(
+        null,
+        '',
+        current === tabs[0].dataset.tab ? location.pathname + location.search : `#${current}`,
+      );
     onChange(current);
   }
 

@@ -29,14 +29,24 @@ export function exportDocument(run, engineInfo) {
 /** → { panels: [{ title, canvas }], domain, heading } for composePNG. */
 export function exportPanels(run) {
   const views = viewsOf(run);
-  const hi = Math.max(...['self', 'mha'].filter((g) => views.some((v) => v.group === g)).map((g) => scaleOf(run, g).domain[1]));
+  const hi = Math.max(
+    ...['self', 'mha'].filter((g) => views.some((v) => v.group === g)).map((g) => scaleOf(run, g).domain[1]),
+  );
   const domain = [0, hi];
   const maxSize = run.n <= 8 ? 200 : 320;
   const panels = views.map((v) => {
     const canvas = document.createElement('canvas');
     drawHeatmap(canvas, {
-      matrix: matrixOf(run, v.key), rows: run.n, cols: run.n, rowLabels: run.tokens, colLabels: run.tokens,
-      domain, colormap: viridis, masked: maskedCells(run), maxSize, maxCell: 40,
+      matrix: matrixOf(run, v.key),
+      rows: run.n,
+      cols: run.n,
+      rowLabels: run.tokens,
+      colLabels: run.tokens,
+      domain,
+      colormap: viridis,
+      masked: maskedCells(run),
+      maxSize,
+      maxCell: 40,
     });
     return { title: v.key === 'self' ? 'self-attention (one head)' : v.label, canvas };
   });

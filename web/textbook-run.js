@@ -23,8 +23,10 @@ export function viewsOf(run) {
   const out = [];
   if (run.results.self) out.push({ key: 'self', label: 'the single head', group: 'self' });
   if (run.results.mhaHeads) {
-    for (let h = 0; h < run.settings.numHeads; h++) out.push({ key: `head:${h}`, label: `head ${h + 1}`, group: 'mha' });
-    if (run.results.mhaAverage) out.push({ key: 'average', label: `the average of ${run.settings.numHeads} heads`, group: 'mha' });
+    for (let h = 0; h < run.settings.numHeads; h++)
+      out.push({ key: `head:${h}`, label: `head ${h + 1}`, group: 'mha' });
+    if (run.results.mhaAverage)
+      out.push({ key: 'average', label: `the average of ${run.settings.numHeads} heads`, group: 'mha' });
   }
   return out;
 }
@@ -77,12 +79,23 @@ export function stepsData(run, key, i) {
   const n = run.n;
   const s = run.settings;
   const masked = (j) => isKeyMasked(s, i, j);
-  const common = { tokens: run.tokens, query: i, masked, causal: s.isCausal, domain: scaleOf(run, groupOf(key)).domain };
+  const common = {
+    tokens: run.tokens,
+    query: i,
+    masked,
+    causal: s.isCausal,
+    domain: scaleOf(run, groupOf(key)).domain,
+  };
   if (key === 'average') {
     const avg = run.results.mhaAverage;
     if (!avg) return null;
-    return { ...common, average: true, source: `average of the ${s.numHeads} heads`, numHeads: s.numHeads,
-      weights: avg.weights.subarray(i * n, (i + 1) * n) };
+    return {
+      ...common,
+      average: true,
+      source: `average of the ${s.numHeads} heads`,
+      numHeads: s.numHeads,
+      weights: avg.weights.subarray(i * n, (i + 1) * n),
+    };
   }
   if (key === 'self') {
     const r = run.results.self;
@@ -91,8 +104,14 @@ export function stepsData(run, key, i) {
     const dK = s.dModel;
     const dV = r.output.length / n;
     return {
-      ...common, source: 'single head', dK, dV, scale: 1 / Math.sqrt(dK),
-      q: it.q.subarray(i * dK, (i + 1) * dK), K: it.k, V: it.v,
+      ...common,
+      source: 'single head',
+      dK,
+      dV,
+      scale: 1 / Math.sqrt(dK),
+      q: it.q.subarray(i * dK, (i + 1) * dK),
+      K: it.k,
+      V: it.v,
       scores: it.scores.subarray(i * n, (i + 1) * n),
       scaledScores: it.scaledScores.subarray(i * n, (i + 1) * n),
       weights: r.weights.subarray(i * n, (i + 1) * n),
@@ -107,8 +126,14 @@ export function stepsData(run, key, i) {
   const d = head.d;
   const base = (h * n + i) * n;
   return {
-    ...common, source: `head ${h + 1} of ${s.numHeads}`, dK: d, dV: d, scale: 1 / Math.sqrt(d),
-    q: head.q.subarray(i * d, (i + 1) * d), K: head.k, V: head.v,
+    ...common,
+    source: `head ${h + 1} of ${s.numHeads}`,
+    dK: d,
+    dV: d,
+    scale: 1 / Math.sqrt(d),
+    q: head.q.subarray(i * d, (i + 1) * d),
+    K: head.k,
+    V: head.v,
     scores: it.scores.subarray(base, base + n),
     scaledScores: it.scaledScores.subarray(base, base + n),
     weights: r.weights.subarray(base, base + n),
@@ -128,7 +153,10 @@ export function headIntermediates(run, h) {
     return out;
   };
   return {
-    d, q: gather(it.q), k: gather(it.k), v: gather(it.v),
+    d,
+    q: gather(it.q),
+    k: gather(it.k),
+    v: gather(it.v),
     scores: it.scores.subarray(h * n * n, (h + 1) * n * n),
     scaledScores: it.scaledScores.subarray(h * n * n, (h + 1) * n * n),
   };

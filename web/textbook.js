@@ -82,7 +82,11 @@ export function createTextbook() {
       if (error) {
         last.errors = [describeError('The engine', error)];
       } else {
-        last.results = { self: reply.results.self, mhaHeads: reply.results.mhaHeads, mhaAverage: reply.results.mhaAverage };
+        last.results = {
+          self: reply.results.self,
+          mhaHeads: reply.results.mhaHeads,
+          mhaAverage: reply.results.mhaAverage,
+        };
         last.errors = reply.errors.map(({ label, error: e }) => describeError(label, e));
       }
       finish(last, t0, reply ? reply.engineMs : 0);
@@ -91,7 +95,10 @@ export function createTextbook() {
 
   function finish(last, t0, engineMs) {
     const r = last.results;
-    page.run = r && (r.self || r.mhaHeads) ? { settings: last.settings, tokens: last.tokens, n: last.tokens.length, results: r } : null;
+    page.run =
+      r && (r.self || r.mhaHeads)
+        ? { settings: last.settings, tokens: last.tokens, n: last.tokens.length, results: r }
+        : null;
     page.selection = fitSelection(page.selection, page.run);
     hideTooltip($('tooltip'));
     views.render(page.run, page.selection, ui(), last.tokens);
@@ -114,7 +121,11 @@ export function createTextbook() {
   function cellInfo(meta, cell) {
     const { tokens, settings } = page.run;
     return {
-      i: cell.i, j: cell.j, query: tokens[cell.i], key: tokens[cell.j], label: meta.label,
+      i: cell.i,
+      j: cell.j,
+      query: tokens[cell.i],
+      key: tokens[cell.j],
+      label: meta.label,
       weight: cell.j >= 0 ? meta.matrix[cell.i * meta.n + cell.j] : undefined,
       masked: isKeyMasked(settings, cell.i, cell.j),
     };
@@ -124,10 +135,14 @@ export function createTextbook() {
     const meta = views.mapOf(canvas);
     const { i, j } = page.selection.cell;
     const r = canvas.getBoundingClientRect();
-    const at = { x: r.left + meta.layout.x0 + (j + 1) * meta.layout.cellWidth, y: r.top + meta.layout.y0 + (i + 1) * meta.layout.cellHeight };
+    const at = {
+      x: r.left + meta.layout.x0 + (j + 1) * meta.layout.cellWidth,
+      y: r.top + meta.layout.y0 + (i + 1) * meta.layout.cellHeight,
+    };
     showTooltip($('tooltip'), at, cellInfo(meta, { i, j }));
     const info = cellInfo(meta, { i, j });
-    $('map-readout').textContent = `${meta.label}: query ${info.query} #${i + 1}, key ${info.key} #${j + 1}, weight ${$('tooltip').querySelector('[data-testid=tip-weight]').textContent}`;
+    $('map-readout').textContent =
+      `${meta.label}: query ${info.query} #${i + 1}, key ${info.key} #${j + 1}, weight ${$('tooltip').querySelector('[data-testid=tip-weight]').textContent}`;
   }
 
   const handlers = {

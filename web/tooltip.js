@@ -16,13 +16,33 @@ export function formatWeight(v) {
  */
 export function showTooltip(tip, at, hit) {
   if (hit.j < 0) {
-    tip.replaceChildren(el('div', {}, 'query ', el('span', { class: 'tok', text: hit.query }), ` #${hit.i + 1}: click to follow this row`));
+    tip.replaceChildren(
+      el(
+        'div',
+        {},
+        'query ',
+        el('span', { class: 'tok', text: hit.query }),
+        ` #${hit.i + 1}: click to follow this row`,
+      ),
+    );
   } else {
     tip.replaceChildren(
-      el('div', {}, 'query ', el('span', { class: 'tok', 'data-testid': 'tip-query', text: hit.query }), ` #${hit.i + 1} → key `,
-        el('span', { class: 'tok', 'data-testid': 'tip-key', text: hit.key }), ` #${hit.j + 1}`),
-      el('div', {}, 'weight ', el('b', { 'data-testid': 'tip-weight', text: formatWeight(hit.weight) }),
-        hit.masked ? ' (masked: later token)' : ''),
+      el(
+        'div',
+        {},
+        'query ',
+        el('span', { class: 'tok', 'data-testid': 'tip-query', text: hit.query }),
+        ` #${hit.i + 1} → key `,
+        el('span', { class: 'tok', 'data-testid': 'tip-key', text: hit.key }),
+        ` #${hit.j + 1}`,
+      ),
+      el(
+        'div',
+        {},
+        'weight ',
+        el('b', { 'data-testid': 'tip-weight', text: formatWeight(hit.weight) }),
+        hit.masked ? ' (masked: later token)' : '',
+      ),
       el('div', { class: 'muted', text: hit.label }),
     );
   }

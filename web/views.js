@@ -27,8 +27,13 @@ function renderTokens(tokens, limit) {
   box.dataset.count = String(tokens.length);
   if (tokens.length > shown.length) {
     const over = tokens.length > limit ? ` — over the demo's limit of ${limit}, so nothing is computed` : '';
-    box.append(el('span', { class: 'token more', 'data-testid': 'tokens-more',
-      text: `+ ${tokens.length - shown.length} more (${tokens.length} tokens${over})` }));
+    box.append(
+      el('span', {
+        class: 'token more',
+        'data-testid': 'tokens-more',
+        text: `+ ${tokens.length - shown.length} more (${tokens.length} tokens${over})`,
+      }),
+    );
   }
 }
 
@@ -62,9 +67,20 @@ export function createViews({ tokenLimit }) {
     const n = run.n;
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `${label}: attention weights heatmap, ${n} × ${n}. ` +
-      'Arrow keys move the cell cursor and read its weight; Enter follows the cursor’s query row below.');
-    maps.set(canvas, { key, label, matrix: matrixOf(run, key), domain: scaleOf(run, groupOf(key)).domain, maxSize, maxCell, n });
+    canvas.setAttribute(
+      'aria-label',
+      `${label}: attention weights heatmap, ${n} × ${n}. ` +
+        'Arrow keys move the cell cursor and read its weight; Enter follows the cursor’s query row below.',
+    );
+    maps.set(canvas, {
+      key,
+      label,
+      matrix: matrixOf(run, key),
+      domain: scaleOf(run, groupOf(key)).domain,
+      maxSize,
+      maxCell,
+      n,
+    });
   }
 
   function renderSelf(run, sel, ui) {
@@ -78,13 +94,20 @@ export function createViews({ tokenLimit }) {
     addMap(canvas, run, 'self', 'single head', { maxSize: Math.min(400, width - 70), maxCell: 56 });
     drawMap(canvas, sel, ui);
     const scale = scaleOf(run, 'self');
-    drawLegend($('self-legend'), { domain: scale.domain, colormap: viridis, label: scale.label, width: Math.min(360, width) });
+    drawLegend($('self-legend'), {
+      domain: scale.domain,
+      colormap: viridis,
+      label: scale.label,
+      width: Math.min(360, width),
+    });
     $('self-caption').textContent =
       `Every token's embedding x (d_model = ${s.dModel}) is projected to a query q = x·W_Qᵀ, a key k = x·W_Kᵀ and a value v = x·W_Vᵀ. ` +
       `Row i shows where query token i looks: its scores q·kⱼ against every key are scaled by 1/√d_k = 1/√${s.dModel}, ` +
       `softmax turns them into weights that sum to 1 across the row, and the token's output is the weighted sum of the values. ` +
       `Bright = much attention.` +
-      (s.isCausal ? ' Hatched grey cells are masked by the causal mask: a token may not look at later tokens, so their weight is exactly 0.' : '') +
+      (s.isCausal
+        ? ' Hatched grey cells are masked by the causal mask: a token may not look at later tokens, so their weight is exactly 0.'
+        : '') +
       ' Hover a cell (or focus the map and use the arrow keys) for its exact weight; click a row (or press Enter) to follow that query below.';
   }
 
@@ -108,23 +131,40 @@ export function createViews({ tokenLimit }) {
     if (!same) {
       const figures = [];
       for (let h = 0; h < H; h++) {
-        figures.push(el('figure', { class: 'map', 'data-view': 'head', 'data-head': String(h) },
-          el('figcaption', { text: `head ${h + 1} · dims ${h * headDim}–${(h + 1) * headDim - 1}` }),
-          el('canvas', { 'data-testid': 'heatmap-head', 'data-head': String(h), 'data-key': `head:${h}` })));
+        figures.push(
+          el(
+            'figure',
+            { class: 'map', 'data-view': 'head', 'data-head': String(h) },
+            el('figcaption', { text: `head ${h + 1} · dims ${h * headDim}–${(h + 1) * headDim - 1}` }),
+            el('canvas', { 'data-testid': 'heatmap-head', 'data-head': String(h), 'data-key': `head:${h}` }),
+          ),
+        );
       }
-      figures.push(el('figure', { class: 'map', 'data-view': 'average' },
-        el('figcaption', { text: `average of the ${H} heads` }),
-        el('canvas', { 'data-testid': 'heatmap-average', 'data-key': 'average' })));
+      figures.push(
+        el(
+          'figure',
+          { class: 'map', 'data-view': 'average' },
+          el('figcaption', { text: `average of the ${H} heads` }),
+          el('canvas', { 'data-testid': 'heatmap-average', 'data-key': 'average' }),
+        ),
+      );
       box.replaceChildren(...figures);
       box.dataset.heads = String(H);
     }
     for (const canvas of box.querySelectorAll('canvas')) {
       const key = canvas.dataset.key;
-      addMap(canvas, run, key, key === 'average' ? `average of ${H} heads` : `head ${Number(key.slice(5)) + 1}`, { maxSize });
+      addMap(canvas, run, key, key === 'average' ? `average of ${H} heads` : `head ${Number(key.slice(5)) + 1}`, {
+        maxSize,
+      });
       drawMap(canvas, sel, ui);
     }
     const scale = scaleOf(run, 'mha');
-    drawLegend($('mha-legend'), { domain: scale.domain, colormap: viridis, label: scale.label, width: Math.min(360, width) });
+    drawLegend($('mha-legend'), {
+      domain: scale.domain,
+      colormap: viridis,
+      label: scale.label,
+      width: Math.min(360, width),
+    });
     $('mha-caption').textContent =
       `nn.MultiheadAttention splits d_model = ${s.dModel} into ${H} heads of ${headDim} dimensions. ` +
       `Each head projects Q, K and V into its own ${headDim}-dimensional subspace and runs the same steps there — scores, scaling by 1/√${headDim}, softmax, weighted sum — ` +
@@ -140,7 +180,9 @@ export function createViews({ tokenLimit }) {
     if (!run) return;
     const views = viewsOf(run);
     const querySelect = $('query');
-    querySelect.replaceChildren(...run.tokens.map((t, i) => el('option', { value: String(i), text: `${i + 1}: ${t}` })));
+    querySelect.replaceChildren(
+      ...run.tokens.map((t, i) => el('option', { value: String(i), text: `${i + 1}: ${t}` })),
+    );
     querySelect.value = String(sel.query);
     const sourceSelect = $('source');
     sourceSelect.replaceChildren(...views.map((v) => el('option', { value: v.key, text: v.label })));
@@ -170,8 +212,12 @@ export function createViews({ tokenLimit }) {
     const data = stepsData(run, sel.view, sel.query);
     if (data) renderSteps(steps, data);
     else {
-      steps.replaceChildren(el('p', { class: 'error inline', text:
-        'The engine returned no intermediates (the returnIntermediates option), so the four steps cannot be shown with its numbers.' }));
+      steps.replaceChildren(
+        el('p', {
+          class: 'error inline',
+          text: 'The engine returned no intermediates (the returnIntermediates option), so the four steps cannot be shown with its numbers.',
+        }),
+      );
     }
   }
 

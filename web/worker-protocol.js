@@ -91,7 +91,13 @@ export const UNAVAILABLE = Object.freeze({
 
 // The classes an error comes back as, so `e instanceof RangeError` and `${e.name}: ${e.message}` hold.
 const ERROR_CLASSES = {
-  Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError,
+  Error,
+  EvalError,
+  RangeError,
+  ReferenceError,
+  SyntaxError,
+  TypeError,
+  URIError,
   RuntimeError: globalThis.WebAssembly?.RuntimeError ?? Error,
 };
 

@@ -14,12 +14,15 @@ const FN = 'checkpoint';
 const FLOAT_DTYPES = ['F32', 'F16', 'BF16', 'F64'];
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
-const isBytes = (value) => typedArrayName(value) !== undefined || value instanceof ArrayBuffer || value instanceof DataView;
+const isBytes = (value) =>
+  typedArrayName(value) !== undefined || value instanceof ArrayBuffer || value instanceof DataView;
 
 function tensorsOf(value, label) {
   if (isBytes(value)) return readSafetensors(value).tensors;
   if (isObject(value) && isObject(value.tensors)) return value.tensors;
-  throw new TypeError(`${FN}: ${label} must be the bytes of a .safetensors file or the result of readSafetensors, got ${describe(value)}`);
+  throw new TypeError(
+    `${FN}: ${label} must be the bytes of a .safetensors file or the result of readSafetensors, got ${describe(value)}`,
+  );
 }
 
 /**
@@ -27,12 +30,15 @@ function tensorsOf(value, label) {
  * A name found in two shards is a TypeError (which one would be meant?).
  */
 export function collectTensors(weights) {
-  const parts = Array.isArray(weights) ? weights.map((w, i) => tensorsOf(w, `weights[${i}]`)) : [tensorsOf(weights, 'weights')];
+  const parts = Array.isArray(weights)
+    ? weights.map((w, i) => tensorsOf(w, `weights[${i}]`))
+    : [tensorsOf(weights, 'weights')];
   if (parts.length === 0) throw new TypeError(`${FN}: weights is an empty array: give at least one shard`);
   const all = Object.create(null);
   for (const tensors of parts) {
     for (const name of Object.keys(tensors)) {
-      if (Object.hasOwn(all, name)) throw new TypeError(`${FN}: tensor ${JSON.stringify(name)} is in more than one shard`);
+      if (Object.hasOwn(all, name))
+        throw new TypeError(`${FN}: tensor ${JSON.stringify(name)} is in more than one shard`);
       all[name] = tensors[name];
     }
   }
@@ -45,12 +51,16 @@ export function collectTensors(weights) {
  */
 export function shardFiles(index) {
   if (!isObject(index) || !isObject(index.weight_map)) {
-    throw new TypeError(`${FN}: model.safetensors.index.json must be an object with a weight_map object, got ${describe(index)}`);
+    throw new TypeError(
+      `${FN}: model.safetensors.index.json must be an object with a weight_map object, got ${describe(index)}`,
+    );
   }
   const files = [];
   for (const [name, file] of Object.entries(index.weight_map)) {
     if (typeof file !== 'string' || file === '' || file.startsWith('/') || file.split(/[\\/]/).includes('..')) {
-      throw new TypeError(`${FN}: weight_map gives tensor ${JSON.stringify(name)} the file ${JSON.stringify(file)}: a file name inside the model's folder was expected`);
+      throw new TypeError(
+        `${FN}: weight_map gives tensor ${JSON.stringify(name)} the file ${JSON.stringify(file)}: a file name inside the model's folder was expected`,
+      );
     }
     if (!files.includes(file)) files.push(file);
   }
@@ -64,14 +74,17 @@ export function shardFiles(index) {
  */
 export function readShardedCheckpoint(index, shards) {
   const files = shardFiles(index);
-  if (!isObject(shards)) throw new TypeError(`${FN}: shards must map each shard's file name to its bytes, got ${describe(shards)}`);
+  if (!isObject(shards))
+    throw new TypeError(`${FN}: shards must map each shard's file name to its bytes, got ${describe(shards)}`);
   const byFile = {};
   for (const file of files) {
-    if (!Object.hasOwn(shards, file)) throw new TypeError(`${FN}: shard ${JSON.stringify(file)}, named by the index, was not given`);
+    if (!Object.hasOwn(shards, file))
+      throw new TypeError(`${FN}: shard ${JSON.stringify(file)}, named by the index, was not given`);
     byFile[file] = tensorsOf(shards[file], `shard ${JSON.stringify(file)}`);
   }
   for (const [name, file] of Object.entries(index.weight_map)) {
-    if (!Object.hasOwn(byFile[file], name)) throw new TypeError(`${FN}: tensor ${JSON.stringify(name)} is missing from ${file}, where the index puts it`);
+    if (!Object.hasOwn(byFile[file], name))
+      throw new TypeError(`${FN}: tensor ${JSON.stringify(name)} is missing from ${file}, where the index puts it`);
   }
   return collectTensors(files.map((file) => ({ tensors: byFile[file] })));
 }
@@ -88,7 +101,11 @@ class Lookup {
 
   // Older BERT checkpoints name LayerNorm parameters gamma/beta; transformers renames them on load.
   find(name) {
-    const aliases = [name, name.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma'), name.replace(/LayerNorm\.bias$/, 'LayerNorm.beta')];
+    const aliases = [
+      name,
+      name.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma'),
+      name.replace(/LayerNorm\.bias$/, 'LayerNorm.beta'),
+    ];
     return aliases.find((n) => Object.hasOwn(this.tensors, n));
   }
 
@@ -99,13 +116,18 @@ class Lookup {
   tensor(name, shape, prefixed = true) {
     const full = prefixed ? this.prefix + name : name;
     const found = this.find(full);
-    if (found === undefined) throw new TypeError(`${FN}: tensor ${JSON.stringify(full)} is missing (expected shape [${shape.join(', ')}])`);
+    if (found === undefined)
+      throw new TypeError(`${FN}: tensor ${JSON.stringify(full)} is missing (expected shape [${shape.join(', ')}])`);
     const t = this.tensors[found];
     if (!isObject(t) || !Array.isArray(t.shape) || !FLOAT_DTYPES.includes(t.dtype)) {
-      throw new TypeError(`${FN}: tensor ${JSON.stringify(full)} must be a floating-point tensor (${FLOAT_DTYPES.join(', ')}), got ${isObject(t) ? t.dtype : describe(t)}`);
+      throw new TypeError(
+        `${FN}: tensor ${JSON.stringify(full)} must be a floating-point tensor (${FLOAT_DTYPES.join(', ')}), got ${isObject(t) ? t.dtype : describe(t)}`,
+      );
     }
     if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
-      throw new TypeError(`${FN}: tensor ${JSON.stringify(full)} has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`);
+      throw new TypeError(
+        `${FN}: tensor ${JSON.stringify(full)} has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`,
+      );
     }
     this.used.add(found);
     return t;
@@ -114,7 +136,11 @@ class Lookup {
   // weight [out, in] (or [in, out]) and an optional bias [out]
   linear(name, outF, inF, bias, layout = 'out,in') {
     const shape = layout === 'out,in' ? [outF, inF] : [inF, outF];
-    return { weight: this.tensor(`${name}.weight`, shape), bias: bias ? this.tensor(`${name}.bias`, [outF]) : null, layout };
+    return {
+      weight: this.tensor(`${name}.weight`, shape),
+      bias: bias ? this.tensor(`${name}.bias`, [outF]) : null,
+      layout,
+    };
   }
 
   norm(name, size, bias) {
@@ -125,8 +151,10 @@ class Lookup {
 function prefixOf(tensors, family, probe, prefixes) {
   const prefix = prefixes.find((p) => Object.hasOwn(tensors, p + probe));
   if (prefix === undefined) {
-    throw new TypeError(`${FN}: tensor ${JSON.stringify(prefixes[0] + probe)} is missing (a ${family} checkpoint has it, ` +
-      `with or without the prefix ${JSON.stringify(prefixes[0])})`);
+    throw new TypeError(
+      `${FN}: tensor ${JSON.stringify(prefixes[0] + probe)} is missing (a ${family} checkpoint has it, ` +
+        `with or without the prefix ${JSON.stringify(prefixes[0])})`,
+    );
   }
   return prefix;
 }
@@ -155,7 +183,10 @@ function decoderPlan(c, tensors) {
   const lmHead = c.tieWordEmbeddings
     ? { weight: tokens, bias: null, tied: true, transform: null }
     : { weight: at.tensor('lm_head.weight', [c.vocabSize, E], false), bias: null, tied: false, transform: null };
-  return { at, plan: { embeddings: { tokens, positions: null, tokenTypes: null, norm: null }, layers, finalNorm, lmHead } };
+  return {
+    at,
+    plan: { embeddings: { tokens, positions: null, tokenTypes: null, norm: null }, layers, finalNorm, lmHead },
+  };
 }
 
 function gpt2Plan(c, tensors) {
@@ -187,7 +218,10 @@ function bertMlmHead(c, at, tokens) {
   const names = Object.keys(at.tensors);
   if (!names.some((n) => n.startsWith('cls.predictions.'))) return null;
   const head = new Lookup(at.tensors, 'cls.predictions.');
-  const transform = { dense: head.linear('transform.dense', E, E, true), norm: head.norm('transform.LayerNorm', E, true) };
+  const transform = {
+    dense: head.linear('transform.dense', E, E, true),
+    norm: head.norm('transform.LayerNorm', E, true),
+  };
   // The decoder bias is saved as cls.predictions.bias, cls.predictions.decoder.bias, or both (tied).
   const biasName = head.has('bias') || !head.has('decoder.bias') ? 'bias' : 'decoder.bias';
   const bias = head.tensor(biasName, [c.vocabSize]);
@@ -235,8 +269,11 @@ const PLANS = { llama: decoderPlan, mistral: decoderPlan, qwen2: decoderPlan, gp
  */
 export function planCheckpoint(config, weights) {
   const c = isObject(config) && typeof config.modelType === 'string' ? config : readModelConfig(config);
-  const tensors = isObject(weights) && !isBytes(weights) && !isObject(weights.tensors) ? weights : collectTensors(weights);
+  const tensors =
+    isObject(weights) && !isBytes(weights) && !isObject(weights.tensors) ? weights : collectTensors(weights);
   const { at, plan } = PLANS[c.modelType](c, tensors);
-  const unused = Object.keys(tensors).filter((n) => !at.used.has(n)).sort();
+  const unused = Object.keys(tensors)
+    .filter((n) => !at.used.has(n))
+    .sort();
   return { config: c, ...plan, unused };
 }

@@ -11,7 +11,13 @@ export const SUPPORTED_MODEL_TYPES = ['llama', 'mistral', 'qwen2', 'gpt2', 'bert
 const ROPE_KINDS = ['default', 'linear', 'llama3'];
 // transformers' ACT2FN names → the kernels that compute them (gelu_new and gelu_pytorch_tanh are
 // one formula; `gelu` is the exact erf form).
-const ACTIVATIONS = { silu: 'silu', swish: 'silu', gelu: 'gelu_erf', gelu_new: 'gelu_tanh', gelu_pytorch_tanh: 'gelu_tanh' };
+const ACTIVATIONS = {
+  silu: 'silu',
+  swish: 'silu',
+  gelu: 'gelu_erf',
+  gelu_new: 'gelu_tanh',
+  gelu_pytorch_tanh: 'gelu_tanh',
+};
 
 // transformers' LlamaConfig, MistralConfig and Qwen2Config defaults.
 const DEFAULT_MAX_POSITIONS = { llama: 2048, mistral: 4096 * 32, qwen2: 32768 };
@@ -26,27 +32,32 @@ function size(config, key, fallback) {
   const value = read(config, key, fallback);
   if (value === undefined) throw new TypeError(`${FN}: config.json has no ${key}`);
   if (typeof value !== 'number') throw new TypeError(`${FN}: config.${key} must be a number, got ${describe(value)}`);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${FN}: config.${key} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new RangeError(`${FN}: config.${key} must be a positive integer, got ${value}`);
   return value;
 }
 
 function positive(config, key, fallback, where = 'config') {
   const value = read(config, key, fallback);
   if (typeof value !== 'number') throw new TypeError(`${FN}: ${where}.${key} must be a number, got ${describe(value)}`);
-  if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`${FN}: ${where}.${key} must be a positive finite number, got ${value}`);
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new RangeError(`${FN}: ${where}.${key} must be a positive finite number, got ${value}`);
   return value;
 }
 
 function flag(config, key, fallback) {
   const value = read(config, key, fallback);
-  if (typeof value !== 'boolean') throw new TypeError(`${FN}: config.${key} must be true or false, got ${describe(value)}`);
+  if (typeof value !== 'boolean')
+    throw new TypeError(`${FN}: config.${key} must be true or false, got ${describe(value)}`);
   return value;
 }
 
 function activation(config, key, fallback) {
   const name = read(config, key, fallback);
   if (!Object.hasOwn(ACTIVATIONS, name)) {
-    throw new RangeError(`${FN}: config.${key} ${JSON.stringify(name)} is not supported: one of ${Object.keys(ACTIVATIONS).join(', ')}`);
+    throw new RangeError(
+      `${FN}: config.${key} ${JSON.stringify(name)} is not supported: one of ${Object.keys(ACTIVATIONS).join(', ')}`,
+    );
   }
   return ACTIVATIONS[name];
 }
@@ -56,7 +67,8 @@ function tokenIds(config, key) {
   const value = read(config, key, []);
   const ids = Array.isArray(value) ? value : [value];
   for (const id of ids) {
-    if (!Number.isSafeInteger(id) || id < 0) throw new RangeError(`${FN}: config.${key} must be a token id or a list of them, got ${JSON.stringify(value)}`);
+    if (!Number.isSafeInteger(id) || id < 0)
+      throw new RangeError(`${FN}: config.${key} must be a token id or a list of them, got ${JSON.stringify(value)}`);
   }
   return ids;
 }
@@ -65,18 +77,28 @@ function tokenIds(config, key) {
 function ropeScaling(config) {
   const scaling = read(config, 'rope_scaling', null);
   if (scaling === null) return null;
-  if (typeof scaling !== 'object' || Array.isArray(scaling)) throw new TypeError(`${FN}: config.rope_scaling must be an object or null, got ${describe(scaling)}`);
+  if (typeof scaling !== 'object' || Array.isArray(scaling))
+    throw new TypeError(`${FN}: config.rope_scaling must be an object or null, got ${describe(scaling)}`);
   const kind = read(scaling, 'rope_type', read(scaling, 'type', 'default'));
   if (!ROPE_KINDS.includes(kind)) {
-    throw new RangeError(`${FN}: config.rope_scaling kind ${JSON.stringify(kind)} is not supported: one of ${ROPE_KINDS.join(', ')}`);
+    throw new RangeError(
+      `${FN}: config.rope_scaling kind ${JSON.stringify(kind)} is not supported: one of ${ROPE_KINDS.join(', ')}`,
+    );
   }
   const sub = (key) => positive(scaling, key, undefined, 'config.rope_scaling');
   if (kind === 'default') return null;
   if (kind === 'linear') return { kind, factor: sub('factor') };
-  const scaled = { kind, factor: sub('factor'), lowFreqFactor: sub('low_freq_factor'), highFreqFactor: sub('high_freq_factor'),
-    originalMaxPositions: sub('original_max_position_embeddings') };
+  const scaled = {
+    kind,
+    factor: sub('factor'),
+    lowFreqFactor: sub('low_freq_factor'),
+    highFreqFactor: sub('high_freq_factor'),
+    originalMaxPositions: sub('original_max_position_embeddings'),
+  };
   if (!(scaled.highFreqFactor > scaled.lowFreqFactor)) {
-    throw new RangeError(`${FN}: config.rope_scaling.high_freq_factor (${scaled.highFreqFactor}) must exceed low_freq_factor (${scaled.lowFreqFactor})`);
+    throw new RangeError(
+      `${FN}: config.rope_scaling.high_freq_factor (${scaled.highFreqFactor}) must exceed low_freq_factor (${scaled.lowFreqFactor})`,
+    );
   }
   return scaled;
 }
@@ -86,13 +108,21 @@ function decoderConfig(config, modelType) {
   const numHeads = size(config, 'num_attention_heads');
   const numKvHeads = size(config, 'num_key_value_heads', numHeads);
   const headDim = has(config, 'head_dim') ? size(config, 'head_dim') : hiddenSize / numHeads;
-  if (!Number.isInteger(headDim)) throw new RangeError(`${FN}: hidden_size (${hiddenSize}) must be a multiple of num_attention_heads (${numHeads}) when head_dim is not given`);
-  if (numHeads % numKvHeads !== 0) throw new RangeError(`${FN}: num_attention_heads (${numHeads}) must be a multiple of num_key_value_heads (${numKvHeads})`);
+  if (!Number.isInteger(headDim))
+    throw new RangeError(
+      `${FN}: hidden_size (${hiddenSize}) must be a multiple of num_attention_heads (${numHeads}) when head_dim is not given`,
+    );
+  if (numHeads % numKvHeads !== 0)
+    throw new RangeError(
+      `${FN}: num_attention_heads (${numHeads}) must be a multiple of num_key_value_heads (${numKvHeads})`,
+    );
   const factor = positive(config, 'partial_rotary_factor', 1);
   // transformers: dim = int(head_dim · partial_rotary_factor), rotated as pairs (i, i + dim/2).
   const ropeDim = Math.floor(headDim * factor);
   if (factor > 1 || ropeDim < 2 || ropeDim % 2 !== 0) {
-    throw new RangeError(`${FN}: partial_rotary_factor ${factor} × head_dim ${headDim} must give an even number of rotated entries from 2 to head_dim, got ${ropeDim}`);
+    throw new RangeError(
+      `${FN}: partial_rotary_factor ${factor} × head_dim ${headDim} must give an even number of rotated entries from 2 to head_dim, got ${ropeDim}`,
+    );
   }
   const numLayers = size(config, 'num_hidden_layers');
   // Mistral windows every layer; Qwen2 only with use_sliding_window, and only from layer
@@ -107,7 +137,11 @@ function decoderConfig(config, modelType) {
   }
   const attentionBias = flag(config, 'attention_bias', false);
   return {
-    numLayers, hiddenSize, numHeads, numKvHeads, headDim,
+    numLayers,
+    hiddenSize,
+    numHeads,
+    numKvHeads,
+    headDim,
     intermediateSize: size(config, 'intermediate_size'),
     vocabSize: size(config, 'vocab_size'),
     maxPositions: size(config, 'max_position_embeddings', DEFAULT_MAX_POSITIONS[modelType]),
@@ -119,7 +153,11 @@ function decoderConfig(config, modelType) {
     rope: { base: positive(config, 'rope_theta', 10000), dim: ropeDim, scaling: ropeScaling(config) },
     slidingWindow: window,
     layerWindows: Array.from({ length: numLayers }, (_, i) => (window !== null && i >= windowFrom ? window : null)),
-    biases: { qkv: attentionBias || modelType === 'qwen2', output: attentionBias, mlp: flag(config, 'mlp_bias', false) },
+    biases: {
+      qkv: attentionBias || modelType === 'qwen2',
+      output: attentionBias,
+      mlp: flag(config, 'mlp_bias', false),
+    },
     tieWordEmbeddings: flag(config, 'tie_word_embeddings', false),
     typeVocabSize: 0,
     attentionScale: 1 / Math.sqrt(headDim),
@@ -130,12 +168,25 @@ function decoderConfig(config, modelType) {
 // layer, no window); they differ in their config.json's key names and defaults, tabled here.
 const LEARNED_POSITIONS = {
   gpt2: {
-    hidden: 'n_embd', heads: 'n_head', layers: 'n_layer', inner: 'n_inner', positions: 'n_positions',
-    eps: ['layer_norm_epsilon', 1e-5], act: ['activation_function', 'gelu_new'], placement: 'pre', causal: true,
+    hidden: 'n_embd',
+    heads: 'n_head',
+    layers: 'n_layer',
+    inner: 'n_inner',
+    positions: 'n_positions',
+    eps: ['layer_norm_epsilon', 1e-5],
+    act: ['activation_function', 'gelu_new'],
+    placement: 'pre',
+    causal: true,
   },
   bert: {
-    hidden: 'hidden_size', heads: 'num_attention_heads', layers: 'num_hidden_layers', inner: 'intermediate_size',
-    positions: 'max_position_embeddings', eps: ['layer_norm_eps', 1e-12], act: ['hidden_act', 'gelu'], placement: 'post',
+    hidden: 'hidden_size',
+    heads: 'num_attention_heads',
+    layers: 'num_hidden_layers',
+    inner: 'intermediate_size',
+    positions: 'max_position_embeddings',
+    eps: ['layer_norm_eps', 1e-12],
+    act: ['hidden_act', 'gelu'],
+    placement: 'post',
     causal: false,
   },
 };
@@ -153,19 +204,30 @@ function learnedPositionsConfig(config, family) {
   }
   if (!gpt2) {
     const kind = read(config, 'position_embedding_type', 'absolute');
-    if (kind !== 'absolute') throw new RangeError(`${FN}: config.position_embedding_type ${JSON.stringify(kind)} is not supported: only "absolute"`);
+    if (kind !== 'absolute')
+      throw new RangeError(
+        `${FN}: config.position_embedding_type ${JSON.stringify(kind)} is not supported: only "absolute"`,
+      );
   }
   const headDim = hiddenSize / numHeads;
   const numLayers = size(config, keys.layers);
   return {
-    numLayers, hiddenSize, numHeads, numKvHeads: numHeads, headDim,
+    numLayers,
+    hiddenSize,
+    numHeads,
+    numKvHeads: numHeads,
+    headDim,
     intermediateSize: gpt2 ? size(config, keys.inner, 4 * hiddenSize) : size(config, keys.inner),
     vocabSize: size(config, 'vocab_size'),
     maxPositions: size(config, keys.positions),
     causal: keys.causal,
     norm: { kind: 'layer', placement: keys.placement, eps: positive(config, ...keys.eps) },
     activation: activation(config, ...keys.act),
-    mlp: 'plain', positions: 'learned', rope: null, slidingWindow: null, layerWindows: Array(numLayers).fill(null),
+    mlp: 'plain',
+    positions: 'learned',
+    rope: null,
+    slidingWindow: null,
+    layerWindows: Array(numLayers).fill(null),
     biases: { qkv: true, output: true, mlp: true },
     tieWordEmbeddings: flag(config, 'tie_word_embeddings', true),
     typeVocabSize: gpt2 ? 0 : size(config, 'type_vocab_size', 2),
@@ -173,8 +235,13 @@ function learnedPositionsConfig(config, family) {
   };
 }
 
-const FAMILIES = { llama: decoderConfig, mistral: decoderConfig, qwen2: decoderConfig, gpt2: (config) => learnedPositionsConfig(config, 'gpt2'),
-  bert: (config) => learnedPositionsConfig(config, 'bert') };
+const FAMILIES = {
+  llama: decoderConfig,
+  mistral: decoderConfig,
+  qwen2: decoderConfig,
+  gpt2: (config) => learnedPositionsConfig(config, 'gpt2'),
+  bert: (config) => learnedPositionsConfig(config, 'bert'),
+};
 
 /**
  * @param {object} config the parsed config.json
@@ -188,11 +255,14 @@ export function readModelConfig(config) {
   }
   const modelType = config.model_type;
   if (!Object.hasOwn(FAMILIES, modelType)) {
-    throw new RangeError(`${FN}: config.model_type ${JSON.stringify(modelType)} is not supported: one of ${SUPPORTED_MODEL_TYPES.join(', ')}`);
+    throw new RangeError(
+      `${FN}: config.model_type ${JSON.stringify(modelType)} is not supported: one of ${SUPPORTED_MODEL_TYPES.join(', ')}`,
+    );
   }
   const family = FAMILIES[modelType](config, modelType);
   return {
-    modelType, ...family,
+    modelType,
+    ...family,
     eosTokenIds: tokenIds(config, 'eos_token_id'),
     bosTokenId: read(config, 'bos_token_id', null),
   };

@@ -12,7 +12,9 @@ const FN = 'sampling';
 function logitRow(logits) {
   const typed = typedArrayName(logits);
   if (!(typed === 'Float32Array' || typed === 'Float64Array' || Array.isArray(logits))) {
-    throw new TypeError(`${FN}: logits must be a Float32Array, a Float64Array or an array of numbers, got ${describe(logits)}`);
+    throw new TypeError(
+      `${FN}: logits must be a Float32Array, a Float64Array or an array of numbers, got ${describe(logits)}`,
+    );
   }
   if (logits.length === 0) throw new RangeError(`${FN}: logits is empty`);
   return logits;
@@ -65,7 +67,9 @@ export function createSampler({ temperature = 0, topK = 0, topP = 1, seed } = {}
     // Softmax of logits / temperature in float64, less the largest (so exp never overflows); +Infinity
     // logits share all the probability.
     const max = row[ids[0]] / temperature;
-    const weights = ids.map((id) => (max === Infinity ? Number(row[id] === Infinity) : Math.exp(row[id] / temperature - max)));
+    const weights = ids.map((id) =>
+      max === Infinity ? Number(row[id] === Infinity) : Math.exp(row[id] / temperature - max),
+    );
     const total = weights.reduce((a, b) => a + b, 0);
     // top-p: the shortest prefix whose probability reaches topP (at least one token).
     let keep = ids.length;

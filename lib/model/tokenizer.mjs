@@ -10,7 +10,8 @@ const FN = 'tokenizer';
 
 function options(value, name) {
   if (value === undefined) return {};
-  if (value === null || typeof value !== 'object') throw new TypeError(`${FN}: ${name} options must be an object, got ${describe(value)}`);
+  if (value === null || typeof value !== 'object')
+    throw new TypeError(`${FN}: ${name} options must be an object, got ${describe(value)}`);
   return value;
 }
 
@@ -40,12 +41,16 @@ function idList(ids) {
 export function createTokenizer(json) {
   if (json === undefined || json === null) {
     const none = () => {
-      throw new TypeError(`${FN}: this model has no tokenizer (no tokenizer.json was given): pass token ids instead of text`);
+      throw new TypeError(
+        `${FN}: this model has no tokenizer (no tokenizer.json was given): pass token ids instead of text`,
+      );
     };
     return { encode: none, decode: none, size: 0 };
   }
   if (typeof json !== 'object' || Array.isArray(json) || typeof json.model !== 'object' || json.model === null) {
-    throw new TypeError(`${FN}: tokenizer must be the parsed tokenizer.json (an object with a model), got ${describe(json)}`);
+    throw new TypeError(
+      `${FN}: tokenizer must be the parsed tokenizer.json (an object with a model), got ${describe(json)}`,
+    );
   }
   // No tokenizer_config.json: its clean_up_tokenization_spaces is a transformers (Python) habit, not
   // part of tokenizer.json's pipeline, so decode turns it off below.

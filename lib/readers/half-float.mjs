@@ -11,9 +11,12 @@ export function floatsOfF16(halves) {
     const sign = (h & 0x8000) << 16;
     const exponent = h & 0x7c00;
     const mantissa = h & 0x03ff;
-    if (exponent === 0x7c00) bits[i] = sign | 0x7f800000 | (mantissa << 13); // ±Infinity, NaN
-    else if (exponent !== 0) bits[i] = sign | ((exponent + 0x1c000) << 13) | (mantissa << 13); // rebias 15 → 127
-    else if (mantissa === 0) bits[i] = sign; // ±0
+    if (exponent === 0x7c00)
+      bits[i] = sign | 0x7f800000 | (mantissa << 13); // ±Infinity, NaN
+    else if (exponent !== 0)
+      bits[i] = sign | ((exponent + 0x1c000) << 13) | (mantissa << 13); // rebias 15 → 127
+    else if (mantissa === 0)
+      bits[i] = sign; // ±0
     else out[i] = (sign ? -mantissa : mantissa) * 2 ** -24; // subnormal: exact in float32 (normal there)
   }
   return out;

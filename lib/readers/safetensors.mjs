@@ -36,8 +36,11 @@ const DTYPE_NAMES = Object.keys(DTYPES).join(', ');
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const getter = (proto, key) => Reflect.getOwnPropertyDescriptor(proto, key).get;
 const VIEW_GETTERS = [TypedArrayPrototype, DataView.prototype].map((proto) =>
-  ['buffer', 'byteOffset', 'byteLength'].map((key) => getter(proto, key)));
-const BUFFER_LENGTHS = [ArrayBuffer, globalThis.SharedArrayBuffer].filter(Boolean).map((C) => getter(C.prototype, 'byteLength'));
+  ['buffer', 'byteOffset', 'byteLength'].map((key) => getter(proto, key)),
+);
+const BUFFER_LENGTHS = [ArrayBuffer, globalThis.SharedArrayBuffer]
+  .filter(Boolean)
+  .map((C) => getter(C.prototype, 'byteLength'));
 
 // A getter applied to what is not its kind throws; that is how a real view or buffer is told apart
 // from an impostor (a Proxy, an object with a typed array's prototype) across realms.
@@ -56,7 +59,8 @@ function bytesOf(value) {
   if (value !== null && typeof value === 'object') {
     for (const [bufferOf, byteOffsetOf, byteLengthOf] of VIEW_GETTERS) {
       const buffer = tryGet(bufferOf, value);
-      if (buffer !== undefined) return readable(() => new Uint8Array(buffer, byteOffsetOf.call(value), byteLengthOf.call(value)));
+      if (buffer !== undefined)
+        return readable(() => new Uint8Array(buffer, byteOffsetOf.call(value), byteLengthOf.call(value)));
     }
     for (const byteLengthOf of BUFFER_LENGTHS) {
       const length = tryGet(byteLengthOf, value);
@@ -97,12 +101,16 @@ function readHeader(bytes) {
   }
   const declared = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
   if (declared > BigInt(MAX_HEADER_BYTES)) {
-    throw malformed(`the header length (bytes 0–7) is ${declared} bytes, more than the format's limit of ${MAX_HEADER_BYTES} (not a .safetensors file?)`);
+    throw malformed(
+      `the header length (bytes 0–7) is ${declared} bytes, more than the format's limit of ${MAX_HEADER_BYTES} (not a .safetensors file?)`,
+    );
   }
   const length = Number(declared);
   if (length < 2) throw malformed(`the header length (bytes 0–7) is ${length} bytes, too short for a JSON object`);
   if (8 + length > bytes.length) {
-    throw malformed(`the header length (bytes 0–7) is ${length} bytes, but only ${bytes.length - 8} follow (a truncated file?)`);
+    throw malformed(
+      `the header length (bytes 0–7) is ${length} bytes, but only ${bytes.length - 8} follow (a truncated file?)`,
+    );
   }
   let text;
   try {
@@ -164,7 +172,8 @@ function readMetadata(value) {
 // Checks one header entry against the data section; returns where its bytes are.
 function describeTensor(name, info, dataLength) {
   const where = `tensor ${quote(name)}`;
-  if (!isPlainObject(info)) throw malformed(`${where} must be an object { dtype, shape, data_offsets }, got ${shown(info)}`);
+  if (!isPlainObject(info))
+    throw malformed(`${where} must be an object { dtype, shape, data_offsets }, got ${shown(info)}`);
   const { dtype, shape, data_offsets: offsets } = info;
   if (typeof dtype !== 'string' || !Object.hasOwn(DTYPES, dtype)) {
     throw malformed(`${where} has the unknown dtype ${shown(dtype)} (known: ${DTYPE_NAMES})`);
@@ -178,7 +187,9 @@ function describeTensor(name, info, dataLength) {
   const [begin, end] = offsets;
   if (begin > end) throw malformed(`${where}: data_offsets [${begin}, ${end}] are reversed (begin > end)`);
   if (end > dataLength) {
-    throw malformed(`${where}: data_offsets [${begin}, ${end}] reach past the data, which has ${dataLength} bytes (a truncated file?)`);
+    throw malformed(
+      `${where}: data_offsets [${begin}, ${end}] reach past the data, which has ${dataLength} bytes (a truncated file?)`,
+    );
   }
   const [size] = DTYPES[dtype];
   const span = end - begin;
@@ -186,7 +197,9 @@ function describeTensor(name, info, dataLength) {
   let count = shape.includes(0) ? 0 : 1;
   for (const dim of shape) if (count <= span) count *= dim;
   if (count * size !== span) {
-    throw malformed(`${where}: shape [${shape}] of ${dtype} takes ${count <= span ? count * size : 'more than ' + span} bytes, but data_offsets [${begin}, ${end}] hold ${span}`);
+    throw malformed(
+      `${where}: shape [${shape}] of ${dtype} takes ${count <= span ? count * size : 'more than ' + span} bytes, but data_offsets [${begin}, ${end}] hold ${span}`,
+    );
   }
   return { name, dtype, shape: shape.slice(), begin, end };
 }
@@ -196,7 +209,9 @@ function refuseOverlaps(entries) {
   for (let i = 1; i < filled.length; i++) {
     const [a, b] = [filled[i - 1], filled[i]];
     if (b.begin < a.end) {
-      throw malformed(`tensors ${quote(a.name)} [${a.begin}, ${a.end}] and ${quote(b.name)} [${b.begin}, ${b.end}] overlap`);
+      throw malformed(
+        `tensors ${quote(a.name)} [${a.begin}, ${a.end}] and ${quote(b.name)} [${b.begin}, ${b.end}] overlap`,
+      );
     }
   }
 }

@@ -29,7 +29,10 @@ const ARGUMENT_OF = {
 const UNSUPPORTED = new Set(['bias_k', 'bias_v']);
 
 const listed = (names, most = 8) =>
-  names.slice(0, most).map((n) => JSON.stringify(n)).join(', ') + (names.length > most ? `, … (${names.length} in all)` : '');
+  names
+    .slice(0, most)
+    .map((n) => JSON.stringify(n))
+    .join(', ') + (names.length > most ? `, … (${names.length} in all)` : '');
 
 // The tensor under `name` as a Float32Array: a Float32Array as it is (no copy: the engine copies
 // weights into WebAssembly memory when a layer is created), a Float64Array or number[] converted.
@@ -40,10 +43,14 @@ function floats(name, entry) {
   let out;
   if (typed === 'Float32Array') out = data;
   else if (typed === 'Float64Array') out = new Float32Array(data);
-  else if (typed === undefined && Array.isArray(data) && data.every((x) => typeof x === 'number')) out = Float32Array.from(data);
+  else if (typed === undefined && Array.isArray(data) && data.every((x) => typeof x === 'number'))
+    out = Float32Array.from(data);
   else {
-    const what = wrapped && typeof entry.dtype === 'string' ? `dtype ${entry.dtype} (${describe(data)})` : describe(data);
-    throw new TypeError(`${FN}: ${JSON.stringify(name)} must be a floating-point tensor (Float32Array, Float64Array, number[], or { data } of one), got ${what}`);
+    const what =
+      wrapped && typeof entry.dtype === 'string' ? `dtype ${entry.dtype} (${describe(data)})` : describe(data);
+    throw new TypeError(
+      `${FN}: ${JSON.stringify(name)} must be a floating-point tensor (Float32Array, Float64Array, number[], or { data } of one), got ${what}`,
+    );
   }
   const shape = wrapped ? entry.shape : undefined;
   if (shape !== undefined) checkShape(name, shape, typedLength(out));
@@ -64,7 +71,9 @@ function checkShape(name, shape, length) {
   const integers = dims.every((d) => Number.isSafeInteger(d) && d >= 0);
   if (dims.length !== rank || !integers || dims.reduce((a, b) => a * b, 1) !== length) {
     const why = integers ? '' : ' (each dimension must be a non-negative integer)';
-    throw new RangeError(`${FN}: ${JSON.stringify(name)} must have ${expected}, got shape ${JSON.stringify(dims)}${why}`);
+    throw new RangeError(
+      `${FN}: ${JSON.stringify(name)} must have ${expected}, got shape ${JSON.stringify(dims)}${why}`,
+    );
   }
 }
 
@@ -75,42 +84,58 @@ function checkShape(name, shape, length) {
  */
 export function attentionArgsFromStateDict(stateDict, prefix = '') {
   if (stateDict === null || typeof stateDict !== 'object' || Array.isArray(stateDict) || typedArrayName(stateDict)) {
-    throw new TypeError(`${FN}: stateDict must be an object of named tensors (a state_dict, or readSafetensors(…).tensors), got ${describe(stateDict)}`);
+    throw new TypeError(
+      `${FN}: stateDict must be an object of named tensors (a state_dict, or readSafetensors(…).tensors), got ${describe(stateDict)}`,
+    );
   }
   if (stateDict instanceof Map) {
-    throw new TypeError(`${FN}: stateDict must be an object of named tensors, got a Map (pass Object.fromEntries(map))`);
+    throw new TypeError(
+      `${FN}: stateDict must be an object of named tensors, got a Map (pass Object.fromEntries(map))`,
+    );
   }
   if (typeof prefix !== 'string') throw new TypeError(`${FN}: prefix must be a string, got ${describe(prefix)}`);
   const all = Object.keys(stateDict);
   const names = all.filter((n) => n.startsWith(prefix));
   if (names.length === 0) {
-    throw new TypeError(`${FN}: no tensor name starts with the prefix ${JSON.stringify(prefix)}; ` +
-      (all.length ? `the state dict has ${listed(all, 5)}` : 'the state dict is empty'));
+    throw new TypeError(
+      `${FN}: no tensor name starts with the prefix ${JSON.stringify(prefix)}; ` +
+        (all.length ? `the state dict has ${listed(all, 5)}` : 'the state dict is empty'),
+    );
   }
   const unsupported = names.filter((n) => UNSUPPORTED.has(n.slice(prefix.length)));
   if (unsupported.length) {
-    throw new TypeError(`${FN}: ${listed(unsupported)}: nn.MultiheadAttention's add_bias_kv (bias_k, bias_v) is not supported by the engine`);
+    throw new TypeError(
+      `${FN}: ${listed(unsupported)}: nn.MultiheadAttention's add_bias_kv (bias_k, bias_v) is not supported by the engine`,
+    );
   }
   const unknown = names.filter((n) => !Object.hasOwn(ARGUMENT_OF, n.slice(prefix.length)));
   if (unknown.length) {
-    const dot = prefix && !prefix.endsWith('.') && unknown.some((n) => n[prefix.length] === '.')
-      ? `; a module's prefix ends with its dot, as in ${JSON.stringify(`${prefix}.`)}` : '';
-    throw new TypeError(`${FN}: unrecognised tensor names under the prefix ${JSON.stringify(prefix)}: ${listed(unknown)} ` +
-      `(recognised after the prefix: ${Object.keys(ARGUMENT_OF).join(', ')}; remove other tensors or narrow the prefix${dot})`);
+    const dot =
+      prefix && !prefix.endsWith('.') && unknown.some((n) => n[prefix.length] === '.')
+        ? `; a module's prefix ends with its dot, as in ${JSON.stringify(`${prefix}.`)}`
+        : '';
+    throw new TypeError(
+      `${FN}: unrecognised tensor names under the prefix ${JSON.stringify(prefix)}: ${listed(unknown)} ` +
+        `(recognised after the prefix: ${Object.keys(ARGUMENT_OF).join(', ')}; remove other tensors or narrow the prefix${dot})`,
+    );
   }
   const args = {};
   const source = {};
   for (const name of names) {
     const argument = ARGUMENT_OF[name.slice(prefix.length)];
     if (argument in args) {
-      throw new TypeError(`${FN}: both ${JSON.stringify(source[argument])} and ${JSON.stringify(name)} give ${argument}; keep one`);
+      throw new TypeError(
+        `${FN}: both ${JSON.stringify(source[argument])} and ${JSON.stringify(name)} give ${argument}; keep one`,
+      );
     }
     args[argument] = floats(name, stateDict[name]);
     source[argument] = name;
   }
   // Every attention module has one, and the engine needs it: its absence means a wrong prefix.
   if (!args.outProjWeight) {
-    throw new TypeError(`${FN}: no output projection (out_proj.weight or o_proj.weight) under the prefix ${JSON.stringify(prefix)}; found ${listed(names)}`);
+    throw new TypeError(
+      `${FN}: no output projection (out_proj.weight or o_proj.weight) under the prefix ${JSON.stringify(prefix)}; found ${listed(names)}`,
+    );
   }
   return args;
 }

@@ -6,7 +6,8 @@ const path = require('node:path');
 const { ROOT, startServer, launchBrowser, watchProblems, expectClose, cellCenter, replayInPage } = require('./harness');
 
 const PHONE_SCREENSHOT = path.join(ROOT, 'test-results', 'demo-phone.png');
-const LONG = 'attentionisallyouneedandthequickbrownfoxjumpsoverthelazydogwhilewewatchitallhappenagainandagainuntiltheendofthesentencewhichisnow';
+const LONG =
+  'attentionisallyouneedandthequickbrownfoxjumpsoverthelazydogwhilewewatchitallhappenagainandagainuntiltheendofthesentencewhichisnow';
 
 let server;
 let browser;
@@ -52,8 +53,9 @@ afterEach(async () => {
 });
 
 test('1. a cell of the average map selects “average” in the picker; the steps say it has no single Q/K/V', async () => {
-  expect(await page.evaluate(() => Array.from(document.querySelectorAll('[data-testid=source] option'), (o) => o.value)))
-    .toContain('average');
+  expect(
+    await page.evaluate(() => Array.from(document.querySelectorAll('[data-testid=source] option'), (o) => o.value)),
+  ).toContain('average');
   const shown = await page.evaluate(() => window.__demo.shown());
   const cell = await cellCenter(page, '[data-testid=heatmap-average]', 2, 1);
   await page.mouse.click(cell.x, cell.y);
@@ -63,7 +65,9 @@ test('1. a cell of the average map selects “average” in the picker; the step
     query: document.querySelector('[data-testid=query]').value,
     bars: window.__demo.shown().bars,
     intro: document.querySelector('[data-testid=steps-average]')?.textContent ?? null,
-    strips: document.querySelectorAll('[data-testid=steps] [data-testid^=step-q], [data-testid=steps] [data-testid=step-k]').length,
+    strips: document.querySelectorAll(
+      '[data-testid=steps] [data-testid^=step-q], [data-testid=steps] [data-testid=step-k]',
+    ).length,
     weights: Array.from(document.querySelectorAll('[data-testid=row-weights] td'), (td) => Number(td.title)),
     scoreRows: document.querySelectorAll('[data-testid=row-scores]').length,
   }));
@@ -102,7 +106,12 @@ test('2. after an error the error shows once, and no stale caption, legend or ma
     for (const id of ['self-legend', 'mha-legend', 'self-caption', 'mha-caption', 'mha-maps', 'row-bars', 'steps']) {
       expect([id, await page.locator(`#${id}`).isVisible()]).toEqual([id, false]);
     }
-    expect(await page.evaluate(() => window.__demo.shown())).toMatchObject({ self: null, heads: [], average: null, bars: null });
+    expect(await page.evaluate(() => window.__demo.shown())).toMatchObject({
+      self: null,
+      heads: [],
+      average: null,
+      bars: null,
+    });
   }
   await setAndCompute(DEFAULTS);
   expect(await page.locator('[data-testid=error]').isHidden()).toBe(true);
@@ -119,7 +128,10 @@ test('3. many tokens: labels are thinned (not dropped), no weights in the DOM, l
     sectionWidth: document.querySelector('#query-section').clientWidth,
   }));
   // Every k-th label is drawn (k ≥ 1), so labels stay readable and some are always there.
-  for (const [name, layout] of [['self', at64.self], ['head', at64.head]]) {
+  for (const [name, layout] of [
+    ['self', at64.self],
+    ['head', at64.head],
+  ]) {
     expect([name, layout.rowLabelStep >= 1, layout.colLabelStep >= 1]).toEqual([name, true, true]);
     expect([name, layout.cellHeight * layout.rowLabelStep >= 11]).toEqual([name, true]);
   }
@@ -150,11 +162,19 @@ test('3. many tokens: labels are thinned (not dropped), no weights in the DOM, l
 
 /** The colour of a canvas pixel at CSS point (x, y). */
 function pixelOf(selector, x, y) {
-  return page.evaluate(([sel, px, py]) => {
-    const c = document.querySelector(sel);
-    const dpr = c.width / c.getBoundingClientRect().width;
-    return Array.from(c.getContext('2d').getImageData(Math.round(px * dpr), Math.round(py * dpr), 1, 1).data.slice(0, 3));
-  }, [selector, x, y]);
+  return page.evaluate(
+    ([sel, px, py]) => {
+      const c = document.querySelector(sel);
+      const dpr = c.width / c.getBoundingClientRect().width;
+      return Array.from(
+        c
+          .getContext('2d')
+          .getImageData(Math.round(px * dpr), Math.round(py * dpr), 1, 1)
+          .data.slice(0, 3),
+      );
+    },
+    [selector, x, y],
+  );
 }
 
 test('4. one colour scale per view: a weight has one colour in its heatmap, the row bars and the step bars', async () => {
@@ -163,18 +183,34 @@ test('4. one colour scale per view: a weight has one colour in its heatmap, the 
   const selfLayout = JSON.parse(await page.locator('[data-testid=heatmap-self]').getAttribute('data-layout'));
   const rowLayout = JSON.parse(await page.locator('[data-testid=row-bars]').getAttribute('data-layout'));
   const stepLayout = JSON.parse(await page.locator('[data-testid=step-bars]').getAttribute('data-layout'));
-  const row = await page.evaluate(() => Array.from(document.querySelectorAll('[data-testid=row-weights] td'), (td) => Number(td.title)));
+  const row = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('[data-testid=row-weights] td'), (td) => Number(td.title)),
+  );
   const j = row.indexOf(Math.max(...row)); // the tallest bar
-  const inMap = await pixelOf('[data-testid=heatmap-self]', selfLayout.x0 + (j + 0.5) * selfLayout.cellWidth, selfLayout.y0 + 1.5 * selfLayout.cellHeight);
-  const inRow = await pixelOf('[data-testid=row-bars]', rowLayout.x0 + (j + 0.5) * rowLayout.barWidth, rowLayout.bottom - 3);
-  const inSteps = await pixelOf('[data-testid=step-bars]', stepLayout.x0 + (j + 0.5) * stepLayout.barWidth, stepLayout.bottom - 3);
+  const inMap = await pixelOf(
+    '[data-testid=heatmap-self]',
+    selfLayout.x0 + (j + 0.5) * selfLayout.cellWidth,
+    selfLayout.y0 + 1.5 * selfLayout.cellHeight,
+  );
+  const inRow = await pixelOf(
+    '[data-testid=row-bars]',
+    rowLayout.x0 + (j + 0.5) * rowLayout.barWidth,
+    rowLayout.bottom - 3,
+  );
+  const inSteps = await pixelOf(
+    '[data-testid=step-bars]',
+    stepLayout.x0 + (j + 0.5) * stepLayout.barWidth,
+    stepLayout.bottom - 3,
+  );
   expect(inRow).toEqual(inMap);
   expect(inSteps).toEqual(inMap);
   const shown = await page.evaluate(() => window.__demo.shown());
   expect(rowLayout.max).toBe(shown.domains.self[1]);
   expect(stepLayout.max).toBe(shown.domains.self[1]);
   // The multi-head maps share one scale, the average's included.
-  const mha = Object.entries(shown.domains).filter(([k]) => k !== 'self').map(([, d]) => d[1]);
+  const mha = Object.entries(shown.domains)
+    .filter(([k]) => k !== 'self')
+    .map(([, d]) => d[1]);
   expect(new Set(mha).size).toBe(1);
   expect(mha[0]).toBe(Math.max(...shown.heads.flat(), ...shown.average));
 });
@@ -248,8 +284,15 @@ test('5. masked cells in the steps table keep their text at ≥ 4.5:1 contrast',
   const colours = await page.evaluate(() => {
     const td = document.querySelector('[data-testid=row-scores] td.masked');
     const cs = getComputedStyle(td);
-    const rgb = (s) => s.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
-    return { text: rgb(cs.color), backgrounds: (cs.backgroundImage.match(/rgba?\([^)]*\)/g) ?? [cs.backgroundColor]).map(rgb) };
+    const rgb = (s) =>
+      s
+        .match(/\d+(\.\d+)?/g)
+        .slice(0, 3)
+        .map(Number);
+    return {
+      text: rgb(cs.color),
+      backgrounds: (cs.backgroundImage.match(/rgba?\([^)]*\)/g) ?? [cs.backgroundColor]).map(rgb),
+    };
   });
   expect(colours.backgrounds.length).toBeGreaterThan(0);
   for (const bg of colours.backgrounds) expect(contrast(colours.text, bg)).toBeGreaterThanOrEqual(4.5);
@@ -264,13 +307,23 @@ test('5. headings never skip a level, all content sits in landmarks, and axe-cor
       .map((n) => n.id || n.tagName),
   }));
   expect(structure.levels[0]).toBe(1);
-  structure.levels.forEach((l, k) => { if (k) expect(l - structure.levels[k - 1]).toBeLessThanOrEqual(1); });
+  structure.levels.forEach((l, k) => {
+    if (k) expect(l - structure.levels[k - 1]).toBeLessThanOrEqual(1);
+  });
   expect(structure.outside).toEqual([]);
 
   await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
   const violations = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] } });
-    return r.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
+    });
+    return r.violations.map(
+      (v) =>
+        `${v.id}: ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(', ')}`,
+    );
   });
   expect(violations).toEqual([]);
 });
@@ -280,7 +333,11 @@ test('5. on a 390 px phone the page fits: no horizontal scroll', async () => {
   const seen = watchProblems(phone.page);
   try {
     await openPage(phone.page, server.url);
-    for (const values of [null, { text: LONG.slice(0, 64) }, { text: LONG.slice(0, 128), dModel: '1024', heads: '16', causal: true }]) {
+    for (const values of [
+      null,
+      { text: LONG.slice(0, 64) },
+      { text: LONG.slice(0, 128), dModel: '1024', heads: '16', causal: true },
+    ]) {
       if (values) await setAndCompute(values, phone.page);
       await phone.page.selectOption('[data-testid=source]', 'self');
       const width = await phone.page.evaluate(() => document.documentElement.scrollWidth);
@@ -332,16 +389,27 @@ test('6. the PNG has no selection outline and one colour scale; the JSON has the
   const n = 4;
   const it = doc.selfAttention.intermediates;
   for (const name of ['q', 'k', 'v']) expectClose(it[name].flat(), api.self.intermediates[name], `JSON self ${name}`);
-  for (const name of ['scores', 'scaledScores']) expectClose(it[name].flat(), api.self.intermediates[name], `JSON self ${name}`);
+  for (const name of ['scores', 'scaledScores'])
+    expectClose(it[name].flat(), api.self.intermediates[name], `JSON self ${name}`);
   const heads = doc.multiHeadAttention.headIntermediates;
   expect(heads).toHaveLength(8);
   const E = 512;
   const d = 64;
   const h = 5;
-  const gather = (m) => Array.from({ length: n }, (_, j) => Array.from(m.subarray(j * E + h * d, j * E + (h + 1) * d))).flat();
-  for (const name of ['q', 'k', 'v']) expectClose(heads[h][name].flat(), gather(api.heads.intermediates[name]), `JSON head 6 ${name}`);
-  expectClose(heads[h].scores.flat(), api.heads.intermediates.scores.subarray(h * n * n, (h + 1) * n * n), 'JSON head 6 scores');
-  expectClose(heads[h].scaledScores.flat(), api.heads.intermediates.scaledScores.subarray(h * n * n, (h + 1) * n * n), 'JSON head 6 scaled');
+  const gather = (m) =>
+    Array.from({ length: n }, (_, j) => Array.from(m.subarray(j * E + h * d, j * E + (h + 1) * d))).flat();
+  for (const name of ['q', 'k', 'v'])
+    expectClose(heads[h][name].flat(), gather(api.heads.intermediates[name]), `JSON head 6 ${name}`);
+  expectClose(
+    heads[h].scores.flat(),
+    api.heads.intermediates.scores.subarray(h * n * n, (h + 1) * n * n),
+    'JSON head 6 scores',
+  );
+  expectClose(
+    heads[h].scaledScores.flat(),
+    api.heads.intermediates.scaledScores.subarray(h * n * n, (h + 1) * n * n),
+    'JSON head 6 scaled',
+  );
 });
 
 test('no console errors or warnings, page errors or failed requests', () => {

@@ -4,15 +4,29 @@
 // They land in build/screenshots/ (git-ignored).
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, launchBrowser, watchProblems, modelTabSession, openModelTab, runPoem, canvasPixels } = require('./harness');
+const {
+  ROOT,
+  launchBrowser,
+  watchProblems,
+  modelTabSession,
+  openModelTab,
+  runPoem,
+  canvasPixels,
+} = require('./harness');
 
 const OUT = path.join(ROOT, 'build', 'screenshots');
 const HEADS_FILE = path.join(ROOT, 'models', 'tang-poems', 'heads.json');
 // Until the heads are named, the list is empty and only the default prompt's model view is shot.
-const HEADS = fs.existsSync(HEADS_FILE) ? JSON.parse(fs.readFileSync(HEADS_FILE, 'utf8')) : { prompt: '床前明月光，', heads: [] };
+const HEADS = fs.existsSync(HEADS_FILE)
+  ? JSON.parse(fs.readFileSync(HEADS_FILE, 'utf8'))
+  : { prompt: '床前明月光，', heads: [] };
 
 /** 'same position in the previous line' → 'same-position-in-the-previous-line'. */
-const slug = (text) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'head';
+const slug = (text) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'head';
 
 let session;
 let server;
@@ -24,7 +38,10 @@ const runPrompt = (p, prompt, { generate = false } = {}) => runPoem(p, { 'poem-p
 
 async function openHead(p, layer, head) {
   await p.click(`[data-testid=thumb][data-layer="${layer}"][data-head="${head}"]`);
-  await p.waitForFunction(([l, h]) => window.__poem.stepsShown?.layer === l && window.__poem.stepsShown?.head === h, [layer, head]);
+  await p.waitForFunction(
+    ([l, h]) => window.__poem.stepsShown?.layer === l && window.__poem.stepsShown?.head === h,
+    [layer, head],
+  );
 }
 
 const distinct = async (p, selector) => (await canvasPixels(p, selector)).map((c) => c.distinct);
@@ -43,7 +60,10 @@ afterAll(async () => {
 test('heads.json names real heads, each with a pattern', () => {
   expect(typeof HEADS.prompt).toBe('string');
   for (const h of HEADS.heads) {
-    expect([h, Number.isInteger(h.layer) && Number.isInteger(h.head) && typeof h.pattern === 'string' && h.pattern.length > 0]).toEqual([h, true]);
+    expect([
+      h,
+      Number.isInteger(h.layer) && Number.isInteger(h.head) && typeof h.pattern === 'string' && h.pattern.length > 0,
+    ]).toEqual([h, true]);
   }
 });
 

@@ -3,7 +3,15 @@
 // the page's own messages, axe-core, and the page without the model file.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, modelTabSession, expectClose, cellCenter, packageFolderPage, runPoem, canvasPixels } = require('./harness');
+const {
+  ROOT,
+  modelTabSession,
+  expectClose,
+  cellCenter,
+  packageFolderPage,
+  runPoem,
+  canvasPixels,
+} = require('./harness');
 
 const FIXTURE = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'models', 'tang-poems.json'), 'utf8'));
 const DEFAULT_CASE = FIXTURE.cases.find((c) => c.prompt === '床前明月光，');
@@ -23,9 +31,15 @@ let problems;
 
 const poem = (values, how) => runPoem(page, values, how);
 
-const DEFAULTS = { 'poem-prompt': '床前明月光，', 'poem-max-new': '48', 'poem-decoding': 'greedy', 'poem-stop-at-end': true };
+const DEFAULTS = {
+  'poem-prompt': '床前明月光，',
+  'poem-max-new': '48',
+  'poem-decoding': 'greedy',
+  'poem-stop-at-end': true,
+};
 
-const layouts = (selector) => page.evaluate((sel) => Array.from(document.querySelectorAll(sel), (c) => JSON.parse(c.dataset.layout)), selector);
+const layouts = (selector) =>
+  page.evaluate((sel) => Array.from(document.querySelectorAll(sel), (c) => JSON.parse(c.dataset.layout)), selector);
 
 beforeAll(async () => {
   session = await modelTabSession();
@@ -48,7 +62,9 @@ test('the model tab opens first and draws every layer × head of the prompt', as
   const pixels = await canvasPixels(page, '[data-testid=thumb-map]');
   pixels.forEach((px, k) => expect([k, px.distinct > 4]).toEqual([k, true]));
   expect(await page.locator('[data-testid=poem-token]').count()).toBe(7);
-  expect(await page.locator('[data-testid=poem-model-facts]').textContent()).toContain(`${CONFIG.n_layers} layers × ${CONFIG.n_heads} heads`);
+  expect(await page.locator('[data-testid=poem-model-facts]').textContent()).toContain(
+    `${CONFIG.n_layers} layers × ${CONFIG.n_heads} heads`,
+  );
 });
 
 /** The top tokens of every step: sorted by falling probability, summing to at most 1. */
@@ -64,7 +80,11 @@ function expectDistributions(tops) {
 
 test('greedy generation streams one token per drawing and equals the fixture’s greedy tokens', async () => {
   await poem({ ...DEFAULTS, 'poem-stop-at-end': false }, { generate: true });
-  const r = await page.evaluate(() => ({ run: window.__poem.run, counts: window.__poem.tokenCounts, done: window.__poem.done }));
+  const r = await page.evaluate(() => ({
+    run: window.__poem.run,
+    counts: window.__poem.tokenCounts,
+    done: window.__poem.done,
+  }));
   expect(r.done).toBe('maxNew');
   expect(r.run.ids.slice(0, r.run.promptLength)).toEqual(DEFAULT_CASE.ids);
   expect(r.run.ids.slice(r.run.promptLength)).toEqual(DEFAULT_CASE.greedy);
@@ -91,10 +111,14 @@ test('greedy generation streams one token per drawing and equals the fixture’s
   // Every map holds the rows of every token, each a distribution over the tokens before it.
   const thumbs = await layouts('[data-testid=thumb-map]');
   for (const l of thumbs) expect(l.rows).toBe(r.run.n);
-  const rowSums = await page.evaluate(() => Array.from(window.__poem.matrix(3, 2).reduce((acc, v, k, m) => {
-    acc[Math.floor(k / Math.sqrt(m.length))] += v;
-    return acc;
-  }, new Float64Array(window.__poem.run.n))));
+  const rowSums = await page.evaluate(() =>
+    Array.from(
+      window.__poem.matrix(3, 2).reduce((acc, v, k, m) => {
+        acc[Math.floor(k / Math.sqrt(m.length))] += v;
+        return acc;
+      }, new Float64Array(window.__poem.run.n)),
+    ),
+  );
   expectClose(rowSums, Array(r.run.n).fill(1), 'row sums of layer 4, head 3', 1e-5);
 
   // A clicked generated token shows the distribution it was drawn from.
@@ -108,16 +132,30 @@ test('greedy generation streams one token per drawing and equals the fixture’s
 
 test('stopping at the poem’s end gives the fixture’s tokens up to its first poem start', async () => {
   await poem(DEFAULTS, { generate: true });
-  const r = await page.evaluate(() => ({ run: window.__poem.run, done: window.__poem.done, status: document.querySelector('[data-testid=poem-status]').textContent }));
+  const r = await page.evaluate(() => ({
+    run: window.__poem.run,
+    done: window.__poem.done,
+    status: document.querySelector('[data-testid=poem-status]').textContent,
+  }));
   const end = DEFAULT_CASE.greedy.indexOf(0);
   expect(end).toBeGreaterThan(0);
   expect(r.done).toBe('poemStart');
   expect(r.run.ids.slice(r.run.promptLength)).toEqual(DEFAULT_CASE.greedy.slice(0, end));
-  expect(r.status).toBe(`${end} characters generated: the model ended the poem (its next token would start a new one).`);
+  expect(r.status).toBe(
+    `${end} characters generated: the model ended the poem (its next token would start a new one).`,
+  );
 });
 
 test('Stop ends a sampled generation early; the same seed samples the same poem', async () => {
-  const sampled = { ...DEFAULTS, 'poem-max-new': '200', 'poem-decoding': 'sample', 'poem-temperature': '1', 'poem-top-k': '0', 'poem-seed': '7', 'poem-stop-at-end': false };
+  const sampled = {
+    ...DEFAULTS,
+    'poem-max-new': '200',
+    'poem-decoding': 'sample',
+    'poem-temperature': '1',
+    'poem-top-k': '0',
+    'poem-seed': '7',
+    'poem-stop-at-end': false,
+  };
   await page.evaluate((v) => {
     for (const [name, value] of Object.entries(v)) {
       const node = document.getElementById(name);
@@ -128,7 +166,9 @@ test('Stop ends a sampled generation early; the same seed samples the same poem'
   }, sampled);
   expect(await page.locator('[data-testid=poem-temperature]').isEnabled()).toBe(true);
   await page.click('[data-testid=poem-generate]');
-  await page.waitForFunction(() => (window.__poem.run?.n ?? 0) - (window.__poem.run?.promptLength ?? 0) >= 3 && !window.__poem.run.done);
+  await page.waitForFunction(
+    () => (window.__poem.run?.n ?? 0) - (window.__poem.run?.promptLength ?? 0) >= 3 && !window.__poem.run.done,
+  );
   await page.click('[data-testid=poem-stop]');
   await page.waitForFunction(() => window.__poem.run.done);
   const stopped = await page.evaluate(() => ({ run: window.__poem.run, done: window.__poem.done }));
@@ -154,12 +194,18 @@ test('hovering a token brings its row forward in every thumbnail and in the larg
   const n = CONFIG.n_layers * CONFIG.n_heads + 1;
   // The first thumbnail's colours in rows 4 and 8 (column 0), before and while row 4 is hovered.
   await page.mouse.move(2, 2);
-  const [before] = await canvasPixels(page, '[data-testid=thumb-map]', [[4, 0], [8, 0]]);
+  const [before] = await canvasPixels(page, '[data-testid=thumb-map]', [
+    [4, 0],
+    [8, 0],
+  ]);
   await page.hover('[data-testid=poem-token][data-index="4"]');
   let all = await layouts(maps);
   expect(all).toHaveLength(n);
   expect(all.map((l) => l.highlightRow)).toEqual(Array(n).fill(4));
-  const [lit] = await canvasPixels(page, '[data-testid=thumb-map]', [[4, 0], [8, 0]]);
+  const [lit] = await canvasPixels(page, '[data-testid=thumb-map]', [
+    [4, 0],
+    [8, 0],
+  ]);
   expect(lit.colours[0]).toEqual(before.colours[0]); // the hovered row as it was
   const brightness = (rgb) => rgb.reduce((x, y) => x + y);
   expect(brightness(lit.colours[1])).toBeGreaterThan(brightness(before.colours[1])); // the others veiled
@@ -181,7 +227,11 @@ test('the keyboard reaches a thumbnail, opens it large, and the large map’s En
   let reached = null;
   for (let k = 0; k < 100 && !reached; k++) {
     await page.keyboard.press('Tab');
-    reached = await page.evaluate(() => (document.activeElement.dataset.testid === 'thumb' ? document.activeElement.dataset.layer + document.activeElement.dataset.head : null));
+    reached = await page.evaluate(() =>
+      document.activeElement.dataset.testid === 'thumb'
+        ? document.activeElement.dataset.layer + document.activeElement.dataset.head
+        : null,
+    );
   }
   expect(reached).toBe('00');
   await page.keyboard.press('Tab');
@@ -203,15 +253,24 @@ test('the keyboard reaches a thumbnail, opens it large, and the large map’s En
   const ui = await page.evaluate(() => window.__poem.ui);
   expect(ui.cursor).toEqual({ i: Math.min(query + 1, n - 1) - 3, j: 1 });
   expect(await page.locator('[data-testid=tooltip]').isVisible()).toBe(true);
-  expect(await page.locator('[data-testid=map-readout]').textContent()).toMatch(/^layer 1, head 2: query .+ #\d+, key .+ #2, weight /);
+  expect(await page.locator('[data-testid=map-readout]').textContent()).toMatch(
+    /^layer 1, head 2: query .+ #\d+, key .+ #2, weight /,
+  );
   await page.keyboard.press('Enter');
   await page.waitForFunction((i) => window.__poem.stepsShown?.query === i, ui.cursor.i);
   // The steps' weights (a one-shot engine call with intermediates) are the large map's row (the cached path).
-  const r = await page.evaluate((i) => ({
-    weights: Array.from(document.querySelectorAll('[data-testid=head-steps] [data-testid=row-weights] td'), (td) => Number(td.title)),
-    row: Array.from(window.__poem.matrix(0, 1).slice(i * window.__poem.run.n, (i + 1) * window.__poem.run.n)),
-    strips: document.querySelectorAll('[data-testid=head-steps] [data-testid=step-q], [data-testid=head-steps] [data-testid=step-k]').length,
-  }), ui.cursor.i);
+  const r = await page.evaluate(
+    (i) => ({
+      weights: Array.from(document.querySelectorAll('[data-testid=head-steps] [data-testid=row-weights] td'), (td) =>
+        Number(td.title),
+      ),
+      row: Array.from(window.__poem.matrix(0, 1).slice(i * window.__poem.run.n, (i + 1) * window.__poem.run.n)),
+      strips: document.querySelectorAll(
+        '[data-testid=head-steps] [data-testid=step-q], [data-testid=head-steps] [data-testid=step-k]',
+      ).length,
+    }),
+    ui.cursor.i,
+  );
   expect(r.strips).toBe(2);
   expectClose(r.weights, r.row, `steps of query ${ui.cursor.i} against the large map`, 1e-4);
   expect(await page.evaluate(() => document.activeElement.dataset.testid)).toBe('head-map');
@@ -221,7 +280,8 @@ test('unknown characters get the page’s own message, listing them; a good prom
   await page.fill('[data-testid=poem-prompt]', '床前明月光，hello Ω');
   await page.waitForSelector('[data-testid=poem-error]:not([hidden])');
   expect(await page.locator('[data-testid=poem-error]').textContent()).toMatch(
-    /^Prompt: the model knows only the [\d,]+ characters of the Three Hundred Tang Poems it was trained on \(simplified Chinese and its punctuation\), and not these 6: “h” “e” “l” “o” space “Ω”\. Remove or replace them\.$/);
+    /^Prompt: the model knows only the [\d,]+ characters of the Three Hundred Tang Poems it was trained on \(simplified Chinese and its punctuation\), and not these 6: “h” “e” “l” “o” space “Ω”\. Remove or replace them\.$/,
+  );
   expect(await page.locator('#model-view-section').isHidden()).toBe(true);
   await poem(DEFAULTS, { generate: false });
   expect(await page.locator('[data-testid=poem-error]').isHidden()).toBe(true);
@@ -233,12 +293,24 @@ test('axe-core finds no violation on the model tab with a head open', async () =
   await page.waitForFunction(() => window.__poem.stepsShown?.layer === 2 && window.__poem.stepsShown?.head === 3);
   await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
   const violations = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] } });
-    return r.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((x) => x.target.join(' ')).join(', ')}`);
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
+    });
+    return r.violations.map(
+      (v) =>
+        `${v.id}: ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((x) => x.target.join(' '))
+          .join(', ')}`,
+    );
   });
   expect(violations).toEqual([]);
-  const levels = await page.evaluate(() => Array.from(document.querySelectorAll('h1, h2, h3, h4'), (h) => Number(h.tagName[1])));
-  levels.forEach((l, k) => { if (k) expect(l - levels[k - 1]).toBeLessThanOrEqual(1); });
+  const levels = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('h1, h2, h3, h4'), (h) => Number(h.tagName[1])),
+  );
+  levels.forEach((l, k) => {
+    if (k) expect(l - levels[k - 1]).toBeLessThanOrEqual(1);
+  });
 });
 
 test('without the model file (a package folder) the page says so plainly, and the textbook works', async () => {
@@ -247,14 +319,19 @@ test('without the model file (a package folder) the page says so plainly, and th
     await other.goto(url);
     await other.waitForSelector('body[data-model=missing]', { timeout: 60000 });
     const text = await other.locator('[data-testid=poem-error]').textContent();
-    expect(text).toMatch(/^The trained poem model is not here: \/models\/tang-poems\/model\.safetensors answered HTTP 404\. The npm package does not ship the model/);
+    expect(text).toMatch(
+      /^The trained poem model is not here: \/models\/tang-poems\/model\.safetensors answered HTTP 404\. The npm package does not ship the model/,
+    );
     expect(text).toContain('the textbook tab');
     expect(await other.locator('[data-testid=poem-controls]').isHidden()).toBe(true);
     // The textbook is one key away too: the tabs take the arrow keys, and the address names the tab.
     await other.focus('[data-testid=tab-model]');
     await other.keyboard.press('ArrowRight');
     await other.waitForFunction(() => window.__demo.shown().self !== null);
-    expect(await other.evaluate(() => [document.activeElement.dataset.testid, location.hash])).toEqual(['tab-textbook', '#textbook']);
+    expect(await other.evaluate(() => [document.activeElement.dataset.testid, location.hash])).toEqual([
+      'tab-textbook',
+      '#textbook',
+    ]);
     expect(await other.locator('[data-testid=panel-model]').isHidden()).toBe(true);
     expect(await other.evaluate(() => window.__demo.shown().heads.length)).toBe(8);
     expect(await other.locator('[data-testid=error]').isHidden()).toBe(true);

@@ -41,15 +41,34 @@ test('web modules: no import cycles, nothing imports main.js, only main.js reach
   // The drawing modules know nothing of attention data, selection or the engine.
   for (const file of ['heatmap.js', 'bars.js', 'colormap.js', 'steps.js', 'tooltip.js']) {
     const r = reachable(graph, file);
-    for (const banned of ['engine.js', 'requests.js', 'textbook-run.js', 'selection.js', 'settings.js', 'poem-run.js', 'poem.js', 'textbook.js']) {
+    for (const banned of [
+      'engine.js',
+      'requests.js',
+      'textbook-run.js',
+      'selection.js',
+      'settings.js',
+      'poem-run.js',
+      'poem.js',
+      'textbook.js',
+    ]) {
       expect([file, banned, r.has(banned)]).toEqual([file, banned, false]);
     }
   }
   // The model's views draw a run's data, nothing of the engine, the controller or the textbook.
   for (const file of ['model-view.js', 'poem-view.js']) {
     const r = reachable(graph, file);
-    for (const banned of ['engine.js', 'poem.js', 'poem-controls.js', 'poem-settings.js', 'textbook-run.js', 'settings.js', 'requests.js',
-      'poem-generation.js', 'poem-handlers.js', 'textbook.js']) {
+    for (const banned of [
+      'engine.js',
+      'poem.js',
+      'poem-controls.js',
+      'poem-settings.js',
+      'textbook-run.js',
+      'settings.js',
+      'requests.js',
+      'poem-generation.js',
+      'poem-handlers.js',
+      'textbook.js',
+    ]) {
       expect([file, banned, r.has(banned)]).toEqual([file, banned, false]);
     }
   }
@@ -60,15 +79,38 @@ test('web modules: no import cycles, nothing imports main.js, only main.js reach
   expect(graph['poem-worker.js']).toEqual(['worker-protocol.js']);
   expect(graph['worker-protocol.js']).toEqual([]);
   for (const file of Object.keys(graph)) {
-    if (file !== 'engine-worker.js') expect([file, reachable(graph, file).has('poem-worker.js')]).toEqual([file, false]);
+    if (file !== 'engine-worker.js')
+      expect([file, reachable(graph, file).has('poem-worker.js')]).toEqual([file, false]);
   }
 });
 
 let session;
 let page;
 let problems;
-const NAMES = ['settings', 'selection', 'textbook-run', 'requests', 'tooltip', 'status', 'serialize', 'inputs', 'views', 'controls', 'textbook-export',
-  'tabs', 'poem', 'poem-run', 'poem-settings', 'poem-view', 'poem-controls', 'model-view', 'textbook', 'poem-generation', 'poem-handlers', 'poem-loading'];
+const NAMES = [
+  'settings',
+  'selection',
+  'textbook-run',
+  'requests',
+  'tooltip',
+  'status',
+  'serialize',
+  'inputs',
+  'views',
+  'controls',
+  'textbook-export',
+  'tabs',
+  'poem',
+  'poem-run',
+  'poem-settings',
+  'poem-view',
+  'poem-controls',
+  'model-view',
+  'textbook',
+  'poem-generation',
+  'poem-handlers',
+  'poem-loading',
+];
 const inPage = (fn, arg) => runInPage(page, Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`])), fn, arg);
 
 beforeAll(async () => {
@@ -81,7 +123,9 @@ afterAll(async () => {
 });
 
 test('each new module exports exactly its documented names', async () => {
-  const exports = await inPage((m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Object.keys(v).sort()])));
+  const exports = await inPage((m) =>
+    Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Object.keys(v).sort()])),
+  );
   expect(exports).toEqual({
     settings: ['LIMITS', 'readSettings', 'settingsProblems', 'validHeadCounts'],
     selection: ['fitSelection', 'initialSelection', 'moveCell', 'pickQuery'],
@@ -96,8 +140,26 @@ test('each new module exports exactly its documented names', async () => {
     'textbook-export': ['exportDocument', 'exportPanels'],
     tabs: ['bindTabs'],
     poem: ['createPoemPage'],
-    'poem-run': ['WEIGHT_DOMAIN', 'addPrompt', 'addToken', 'createPoemRun', 'finishRun', 'labelsOf', 'matrixOf', 'stepsOf', 'tokenLabel', 'topAt'],
-    'poem-settings': ['DEFAULT_PROMPT', 'POEM_LIMITS', 'generationRequest', 'poemProblems', 'readPoemSettings', 'unknownCharacters'],
+    'poem-run': [
+      'WEIGHT_DOMAIN',
+      'addPrompt',
+      'addToken',
+      'createPoemRun',
+      'finishRun',
+      'labelsOf',
+      'matrixOf',
+      'stepsOf',
+      'tokenLabel',
+      'topAt',
+    ],
+    'poem-settings': [
+      'DEFAULT_PROMPT',
+      'POEM_LIMITS',
+      'generationRequest',
+      'poemProblems',
+      'readPoemSettings',
+      'unknownCharacters',
+    ],
     'poem-view': ['renderPoemTokens', 'renderTopTokens'],
     'poem-controls': ['bindPoemControls'],
     'model-view': ['createModelView'],
@@ -112,7 +174,13 @@ test('settings: the page’s own checks and the valid head counts', async () => 
   const r = await inPage(({ settings: { settingsProblems, validHeadCounts } }) => {
     const ok = { dModel: 512, numHeads: 8, seed: 1 };
     return {
-      counts: [validHeadCounts(512), validHeadCounts(12), validHeadCounts(1), validHeadCounts(0), validHeadCounts(1024).length],
+      counts: [
+        validHeadCounts(512),
+        validHeadCounts(12),
+        validHeadCounts(1),
+        validHeadCounts(0),
+        validHeadCounts(1024).length,
+      ],
       fine: settingsProblems(ok, ['a']),
       heads: settingsProblems({ ...ok, numHeads: 3 }, ['a']),
       tooMany: settingsProblems(ok, Array(129).fill('a')),
@@ -121,9 +189,14 @@ test('settings: the page’s own checks and the valid head counts', async () => 
   });
   expect(r.counts).toEqual([[1, 2, 4, 8, 16, 32, 64], [1, 2, 3, 4, 6, 12], [1], [], 7]);
   expect(r.fine).toEqual([]);
-  expect(r.heads).toEqual(['heads = 3 does not divide d_model = 512: every head gets d_model ÷ heads dimensions. For d_model = 512 choose heads from: 1, 2, 4, 8, 16, 32, 64.']);
+  expect(r.heads).toEqual([
+    'heads = 3 does not divide d_model = 512: every head gets d_model ÷ heads dimensions. For d_model = 512 choose heads from: 1, 2, 4, 8, 16, 32, 64.',
+  ]);
   expect(r.tooMany[0]).toMatch(/^Sentence: the demo shows at most 128 tokens; this one has 129\./);
-  expect(r.none).toEqual(['Sentence: type a sentence; there are no tokens to attend over.', 'heads must be a whole number from 1 to 64 in the demo, got nothing.']);
+  expect(r.none).toEqual([
+    'Sentence: type a sentence; there are no tokens to attend over.',
+    'heads must be a whole number from 1 to 64 in the demo, got nothing.',
+  ]);
 });
 
 test('selection: fitted to a run, cursor moves clamp, picking a row moves the cursor', async () => {
@@ -132,8 +205,14 @@ test('selection: fitted to a run, cursor moves clamp, picking a row moves the cu
     return {
       fit: fitSelection({ view: 'head:5', query: 7, cell: { i: 1, j: 9 } }, run),
       keep: fitSelection({ view: 'average', query: 2, cell: { i: 2, j: 2 } }, run),
-      moves: [['ArrowUp', 0, 0], ['ArrowDown', 2, 1], ['ArrowRight', 1, 2], ['End', 1, 0], ['Home', 1, 2], ['x', 1, 1]]
-        .map(([k, i, j]) => moveCell({ i, j }, k, 3)),
+      moves: [
+        ['ArrowUp', 0, 0],
+        ['ArrowDown', 2, 1],
+        ['ArrowRight', 1, 2],
+        ['End', 1, 0],
+        ['Home', 1, 2],
+        ['x', 1, 1],
+      ].map(([k, i, j]) => moveCell({ i, j }, k, 3)),
       pick: pickQuery({ view: 'self', query: 0, cell: { i: 0, j: 2 } }, 'head:1', 2),
     };
   });
@@ -148,12 +227,27 @@ test('poem-run: rows stream into causal maps; each step keeps the distribution i
     // 1 layer, 2 heads; a prompt of 2 tokens, then one token. Head h's row i holds 10·h + i + key/10.
     let run = m.createPoemRun({ id: 3, nLayers: 1, nHeads: 2, nKvHeads: 1, capacity: 4 });
     const prompt = new Float32Array([0, 0, 0.1, 0.2, /* head 1 */ 10, 0, 11, 11.1]);
-    run = m.addPrompt(run, { ids: [0, 5], texts: ['<s>', '月'], top: [{ id: 7, text: '光', prob: 0.5 }], attention: [prompt] });
+    run = m.addPrompt(run, {
+      ids: [0, 5],
+      texts: ['<s>', '月'],
+      top: [{ id: 7, text: '光', prob: 0.5 }],
+      attention: [prompt],
+    });
     const afterPrompt = { n: run.n, top: run.top.map((t) => t && t[0].id) };
-    run = m.addToken(run, { token: { id: 7, text: '\n', top: [{ id: 7, text: '\n', prob: 0.6 }] }, attention: [new Float32Array([2, 2.1, 2.2, 12, 12.1, 12.2])] });
+    run = m.addToken(run, {
+      token: { id: 7, text: '\n', top: [{ id: 7, text: '\n', prob: 0.6 }] },
+      attention: [new Float32Array([2, 2.1, 2.2, 12, 12.1, 12.2])],
+    });
     run = m.finishRun(run, 'poemStart', [{ id: 0, text: '<s>', prob: 0.9 }]);
     let tooMany = null;
-    try { m.addToken(m.createPoemRun({ id: 1, nLayers: 1, nHeads: 1, nKvHeads: 1, capacity: 0 }), { token: {}, attention: [] }); } catch (e) { tooMany = e.name; }
+    try {
+      m.addToken(m.createPoemRun({ id: 1, nLayers: 1, nHeads: 1, nKvHeads: 1, capacity: 0 }), {
+        token: {},
+        attention: [],
+      });
+    } catch (e) {
+      tooMany = e.name;
+    }
     return {
       afterPrompt,
       head1: Array.from(m.matrixOf(run, 0, 1)).map((v) => Math.round(v * 10) / 10),
@@ -162,7 +256,15 @@ test('poem-run: rows stream into causal maps; each step keeps the distribution i
       tops: [0, 1, 2, 3].map((i) => m.topAt(run, i)?.[0].id ?? null),
       done: [run.done, run.reason, run.n, run.promptLength],
       tooMany,
-      steps: m.stepsOf(run, { layer: 0, head: 1 }, 1, { q: new Float32Array(4), keys: 0, values: 0, scores: 0, scaledScores: 0, weights: new Float32Array(3), output: new Float32Array(4) }),
+      steps: m.stepsOf(run, { layer: 0, head: 1 }, 1, {
+        q: new Float32Array(4),
+        keys: 0,
+        values: 0,
+        scores: 0,
+        scaledScores: 0,
+        weights: new Float32Array(3),
+        output: new Float32Array(4),
+      }),
     };
   });
   expect(r.afterPrompt).toEqual({ n: 2, top: [null, null, 7] });
@@ -172,13 +274,30 @@ test('poem-run: rows stream into causal maps; each step keeps the distribution i
   expect(r.tops).toEqual([null, null, 7, 0]);
   expect(r.done).toEqual([true, 'poemStart', 3, 2]);
   expect(r.tooMany).toBe('RangeError');
-  expect(r.steps).toMatchObject({ source: 'layer 1, head 2', tokens: ['⟨s⟩', '月', '↵'], query: 1, dK: 4, dV: 4, scale: 0.5, domain: [0, 1], causal: true });
+  expect(r.steps).toMatchObject({
+    source: 'layer 1, head 2',
+    tokens: ['⟨s⟩', '月', '↵'],
+    query: 1,
+    dK: 4,
+    dV: 4,
+    scale: 0.5,
+    domain: [0, 1],
+    causal: true,
+  });
 });
 
 test('poem-settings: unknown characters and the other checks, in the page’s words', async () => {
   const r = await inPage(({ 'poem-settings': m }) => {
     const vocab = ['<s>', '\n', '，', '。', '床', '前', '明', '月', '光'];
-    const ok = { text: '床前明月光，', maxNew: 9, greedy: true, temperature: 0.8, topK: 20, seed: 1, stopAtPoemStart: true };
+    const ok = {
+      text: '床前明月光，',
+      maxNew: 9,
+      greedy: true,
+      temperature: 0.8,
+      topK: 20,
+      seed: 1,
+      stopAtPoemStart: true,
+    };
     const model = { vocab, maxLen: 16 };
     return {
       unknown: m.unknownCharacters('床前a明b月a光 ', vocab),
@@ -193,11 +312,27 @@ test('poem-settings: unknown characters and the other checks, in the page’s wo
   });
   expect(r.unknown).toEqual(['a', 'b', ' ']);
   expect(r.fine).toEqual([]);
-  expect(r.one).toEqual(['Prompt: the model knows only the 7 characters of the Three Hundred Tang Poems it was trained on (simplified Chinese and its punctuation), and not this one: “x”. Remove or replace it.']);
+  expect(r.one).toEqual([
+    'Prompt: the model knows only the 7 characters of the Three Hundred Tang Poems it was trained on (simplified Chinese and its punctuation), and not this one: “x”. Remove or replace it.',
+  ]);
   expect(r.empty).toEqual(['Prompt: type a few characters of a poem for the model to continue.']);
-  expect(r.long).toEqual(['New characters: the model reads at most 16 tokens in all; with this prompt ask for at most 9.']);
-  expect(r.sampling).toEqual(['New characters: a whole number from 1 to 200.', 'Temperature: a number from 0.05 to 3.', 'Top-k: a whole number from 0 (all characters) to 200.', 'Seed: a whole number.']);
-  expect(r.greedy).toEqual({ text: '床前明月光，', maxNew: 9, temperature: 0, topK: 0, stopAtPoemStart: true, topCount: 8 });
+  expect(r.long).toEqual([
+    'New characters: the model reads at most 16 tokens in all; with this prompt ask for at most 9.',
+  ]);
+  expect(r.sampling).toEqual([
+    'New characters: a whole number from 1 to 200.',
+    'Temperature: a number from 0.05 to 3.',
+    'Top-k: a whole number from 0 (all characters) to 200.',
+    'Seed: a whole number.',
+  ]);
+  expect(r.greedy).toEqual({
+    text: '床前明月光，',
+    maxNew: 9,
+    temperature: 0,
+    topK: 0,
+    stopAtPoemStart: true,
+    topCount: 8,
+  });
   expect(r.promptOnly).toMatchObject({ maxNew: 0, temperature: 0.8, topK: 20, seed: 1 });
 });
 
@@ -205,7 +340,10 @@ test('requests: one request at a time, only the newest waiting one is sent, stal
   const r = await inPage(async ({ requests: { createRequests } }) => {
     const sent = [];
     const delivered = [];
-    const q = createRequests((groups) => { sent.push(groups); return new Promise((res) => setTimeout(() => res(`reply ${groups}`), 10)); });
+    const q = createRequests((groups) => {
+      sent.push(groups);
+      return new Promise((res) => setTimeout(() => res(`reply ${groups}`), 10));
+    });
     q.request('a', (reply) => delivered.push(reply));
     q.request('b', (reply) => delivered.push(reply));
     q.request('c', (reply) => delivered.push(reply));

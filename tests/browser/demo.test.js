@@ -2,7 +2,17 @@
 // Every number the page shows must be what the package API returns for the same inputs.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems, revive, expectClose, cellCenter, packageFolderPage, replayInPage } = require('./harness');
+const {
+  ROOT,
+  startServer,
+  launchBrowser,
+  watchProblems,
+  revive,
+  expectClose,
+  cellCenter,
+  packageFolderPage,
+  replayInPage,
+} = require('./harness');
 const { createAttention } = require('wasm-attention');
 
 const SCREENSHOT = path.join(ROOT, 'test-results', 'demo.png');
@@ -39,7 +49,6 @@ async function rendered() {
   });
 }
 
-
 async function expectPageMatchesApi(label) {
   const shown = await rendered();
   const api = await replayInPage(page);
@@ -50,7 +59,11 @@ async function expectPageMatchesApi(label) {
   expectClose(shown.self, api.self.weights, `${label}: self-attention weights`);
   expect(shown.heads).toHaveLength(H);
   for (let h = 0; h < H; h++) {
-    expectClose(shown.heads[h], api.heads.weights.subarray(h * n * n, (h + 1) * n * n), `${label}: head ${h + 1} weights`);
+    expectClose(
+      shown.heads[h],
+      api.heads.weights.subarray(h * n * n, (h + 1) * n * n),
+      `${label}: head ${h + 1} weights`,
+    );
   }
   expectClose(shown.average, api.average.weights, `${label}: head-average weights`);
   return { shown, api };
@@ -95,7 +108,9 @@ test('the server redirects to the page, isolates it, and the page shows the engi
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   expect(engine.info.version).toBe(attn.info.version);
   expect(engine.version).toContain(pkg.version);
-  expect(engine.simd).toBe(engine.info.simd ? (engine.info.relaxedSimd ? 'on (relaxed: fused multiply-add)' : 'on') : 'off');
+  expect(engine.simd).toBe(
+    engine.info.simd ? (engine.info.relaxedSimd ? 'on (relaxed: fused multiply-add)' : 'on') : 'off',
+  );
   expect(engine.info.simd).toBe(attn.info.simd);
   // Chromium has relaxed SIMD, so the page's engine is the relaxed build (the replays run it too).
   expect(engine.info.relaxedSimd).toBe(true);
@@ -115,10 +130,14 @@ test('the server redirects to the page, isolates it, and the page shows the engi
 
 test('the engine lives in a Web Worker: the page itself never loads the package', async () => {
   // Resource timing is per global: what the worker (and its pool workers) fetch is not listed here.
-  const pageLoaded = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname));
+  const pageLoaded = await page.evaluate(() =>
+    performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname),
+  );
   expect(pageLoaded).toContain('/web/engine.js');
   expect(pageLoaded.filter((p) => p.startsWith('/dist/'))).toEqual([]);
-  expect(await page.evaluate(() => Object.keys(window).filter((k) => /^(Module|createAttentionModule|_?attn)$/.test(k)))).toEqual([]);
+  expect(
+    await page.evaluate(() => Object.keys(window).filter((k) => /^(Module|createAttentionModule|_?attn)$/.test(k))),
+  ).toEqual([]);
 });
 
 test('the seed sentence is one token per character, with the issue defaults', async () => {
@@ -203,7 +222,8 @@ test('clicking a query token shows its row as bars and follows it in the four st
   const it = api.heads.intermediates;
   expect(it).toBeDefined();
   const scores = await page.evaluate(() =>
-    Array.from(document.querySelectorAll('[data-testid=row-scores] td'), (td) => Number(td.title)));
+    Array.from(document.querySelectorAll('[data-testid=row-scores] td'), (td) => Number(td.title)),
+  );
   const base = (4 * 4 + 1) * 4; // [batch 0, head 4, query 1, :]
   expectClose(scores, it.scores.subarray(base, base + 4), 'steps of head 5: raw scores');
 });
@@ -247,25 +267,36 @@ test('an invalid setting shows a readable error on the page, in the page’s wor
   expect(await error.isVisible()).toBe(true);
   const text = await error.textContent();
   // The page checks heads against d_model itself, with its own labels (not the engine's numHeads/embedDim)…
-  expect(text).toBe('heads = 7 does not divide d_model = 512: every head gets d_model ÷ heads dimensions. ' +
-    'For d_model = 512 choose heads from: 1, 2, 4, 8, 16, 32, 64.');
+  expect(text).toBe(
+    'heads = 7 does not divide d_model = 512: every head gets d_model ÷ heads dimensions. ' +
+      'For d_model = 512 choose heads from: 1, 2, 4, 8, 16, 32, 64.',
+  );
   expect(text).not.toMatch(/numHeads|embedDim|RangeError/);
   // … the engine would have refused it too,
   const args = revive(await page.evaluate(() => window.__demo.serializeArgs()));
   expect(args).toBeNull(); // nothing was sent
   const x = new Float32Array(4 * 512);
-  expect(() => attn.multiHeadAttention({ query: x, embedDim: 512, numHeads: 7, inProjWeight: new Float32Array(3 * 512 * 512),
-    outProjWeight: new Float32Array(512 * 512) })).toThrow(RangeError);
+  expect(() =>
+    attn.multiHeadAttention({
+      query: x,
+      embedDim: 512,
+      numHeads: 7,
+      inProjWeight: new Float32Array(3 * 512 * 512),
+      outProjWeight: new Float32Array(512 * 512),
+    }),
+  ).toThrow(RangeError);
   // … and the heads field offers the valid counts.
-  expect(await page.evaluate(() => Array.from(document.querySelectorAll('#head-counts option'), (o) => o.value)))
-    .toEqual(['1', '2', '4', '8', '16', '32', '64']);
+  expect(
+    await page.evaluate(() => Array.from(document.querySelectorAll('#head-counts option'), (o) => o.value)),
+  ).toEqual(['1', '2', '4', '8', '16', '32', '64']);
   expect(await page.locator('figure[data-view=head]').count()).toBe(0);
 
   // A d_model with other divisors offers those.
   await changeAndWait(() => page.fill('[data-testid=dModel]', '12'));
   expect(await error.textContent()).toMatch(/For d_model = 12 choose heads from: 1, 2, 3, 4, 6, 12\.$/);
-  expect(await page.evaluate(() => Array.from(document.querySelectorAll('#head-counts option'), (o) => o.value)))
-    .toEqual(['1', '2', '3', '4', '6', '12']);
+  expect(
+    await page.evaluate(() => Array.from(document.querySelectorAll('#head-counts option'), (o) => o.value)),
+  ).toEqual(['1', '2', '3', '4', '6', '12']);
 
   // Page-level limits are explained too.
   await changeAndWait(() => page.fill('[data-testid=dModel]', '0'));
@@ -296,31 +327,36 @@ async function setControls(values) {
   }, values);
 }
 
-const LONG = 'attentionisallyouneedandthequickbrownfoxjumpsoverthelazydogwhilewewatchitallhappenagainandagainuntiltheendofthesentencewhichisnow';
+const LONG =
+  'attentionisallyouneedandthequickbrownfoxjumpsoverthelazydogwhilewewatchitallhappenagainandagainuntiltheendofthesentencewhichisnow';
 
 test('the page’s thread stays free while the engine computes in its worker', async () => {
   await setControls({ text: LONG.slice(0, 128), dModel: '1024' });
-  await page.evaluate(() => { window.__demo.recompute(); return window.__demo.settled(); }); // weights made, cached
-  const measure = () => page.evaluate(async () => {
-    const ticks = [];
-    let going = true;
-    const tick = () => {
-      ticks.push({ t: performance.now(), busy: window.__demo.busy });
-      if (going) setTimeout(tick, 0);
-    };
-    window.__demo.recompute(); // builds the inputs and posts them; the engine runs elsewhere
-    tick();
-    await window.__demo.settled();
-    going = false;
-    let maxGap = 0;
-    let busyTicks = 0;
-    for (let i = 1; i < ticks.length; i++) {
-      if (!ticks[i].busy) continue;
-      busyTicks += 1;
-      if (ticks[i - 1].busy) maxGap = Math.max(maxGap, ticks[i].t - ticks[i - 1].t);
-    }
-    return { busyTicks, maxGap, engineMs: window.__demo.last.timing.engineMs, n: window.__demo.last.tokens.length };
-  });
+  await page.evaluate(() => {
+    window.__demo.recompute();
+    return window.__demo.settled();
+  }); // weights made, cached
+  const measure = () =>
+    page.evaluate(async () => {
+      const ticks = [];
+      let going = true;
+      const tick = () => {
+        ticks.push({ t: performance.now(), busy: window.__demo.busy });
+        if (going) setTimeout(tick, 0);
+      };
+      window.__demo.recompute(); // builds the inputs and posts them; the engine runs elsewhere
+      tick();
+      await window.__demo.settled();
+      going = false;
+      let maxGap = 0;
+      let busyTicks = 0;
+      for (let i = 1; i < ticks.length; i++) {
+        if (!ticks[i].busy) continue;
+        busyTicks += 1;
+        if (ticks[i - 1].busy) maxGap = Math.max(maxGap, ticks[i].t - ticks[i - 1].t);
+      }
+      return { busyTicks, maxGap, engineMs: window.__demo.last.timing.engineMs, n: window.__demo.last.tokens.length };
+    });
   // On the page's thread the engine's work would be one task and no timer could fire while it is
   // busy, in any attempt; in a worker they keep firing. How often depends on the machine: a machine
   // busy with other work may starve one attempt's timers, so the best of three counts.
@@ -409,7 +445,9 @@ test('without a build, the page says the engine could not load and how to build 
     await other.waitForSelector('body[data-state=no-engine]', { timeout: 30000 });
     expect(await other.locator('[data-testid=engine]').textContent()).toBe('Engine not loaded.');
     const text = await other.locator('[data-testid=error]').textContent();
-    expect(text).toMatch(/^Could not load the WebAssembly engine from \.\.\/dist\/index\.mjs in a Web Worker — TypeError: .*dist\/index\.mjs/);
+    expect(text).toMatch(
+      /^Could not load the WebAssembly engine from \.\.\/dist\/index\.mjs in a Web Worker — TypeError: .*dist\/index\.mjs/,
+    );
     expect(text).toContain('npm run build');
     // The only problem is the missing engine itself.
     expect(seen.length).toBeGreaterThan(0);

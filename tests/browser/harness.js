@@ -36,8 +36,12 @@ function startServer({ args = [], env = {}, timeoutMs = 15000, script = SERVE } 
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { err += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
   const stop = () =>
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -90,7 +94,10 @@ function watchProblems(page) {
   const problems = [];
   page.on('console', (msg) => {
     const type = msg.type();
-    if (type === 'error' || type === 'warning') problems.push(`console.${type === 'warning' ? 'warn' : 'error'}: ${msg.text()} (${msg.location().url || 'no url'})`);
+    if (type === 'error' || type === 'warning')
+      problems.push(
+        `console.${type === 'warning' ? 'warn' : 'error'}: ${msg.text()} (${msg.location().url || 'no url'})`,
+      );
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
@@ -232,7 +239,9 @@ async function modelTabSession({ viewport } = {}) {
 async function openModelTab(page, url) {
   await page.goto(`${url}web/`);
   await page.waitForSelector('body[data-model=ready]', { timeout: 60000 });
-  await page.waitForFunction(() => window.__poem.run?.done && document.querySelectorAll('[data-testid=thumb-map][data-layout]').length > 0);
+  await page.waitForFunction(
+    () => window.__poem.run?.done && document.querySelectorAll('[data-testid=thumb-map][data-layout]').length > 0,
+  );
 }
 
 /**
@@ -240,21 +249,27 @@ async function openModelTab(page, url) {
  * generates, and waits until that run has ended and is drawn.
  */
 function runPoem(page, values, { generate }) {
-  return page.evaluate(async ([v, gen]) => {
-    for (const [id, value] of Object.entries(v)) {
-      const node = document.getElementById(id);
-      if (node.type === 'checkbox') node.checked = value;
-      else node.value = value;
-    }
-    const before = window.__poem.run?.id ?? 0;
-    if (gen) document.getElementById('poem-generate').click();
-    else document.getElementById('poem-prompt').dispatchEvent(new Event('input', { bubbles: true }));
-    await new Promise((resolve) => {
-      const check = () => (window.__poem.run && window.__poem.run.id !== before && window.__poem.run.done ? resolve() : setTimeout(check, 25));
-      check();
-    });
-    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-  }, [values, generate]);
+  return page.evaluate(
+    async ([v, gen]) => {
+      for (const [id, value] of Object.entries(v)) {
+        const node = document.getElementById(id);
+        if (node.type === 'checkbox') node.checked = value;
+        else node.value = value;
+      }
+      const before = window.__poem.run?.id ?? 0;
+      if (gen) document.getElementById('poem-generate').click();
+      else document.getElementById('poem-prompt').dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((resolve) => {
+        const check = () =>
+          window.__poem.run && window.__poem.run.id !== before && window.__poem.run.done
+            ? resolve()
+            : setTimeout(check, 25);
+        check();
+      });
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    },
+    [values, generate],
+  );
 }
 
 /**
@@ -263,23 +278,31 @@ function runPoem(page, values, { generate }) {
  * the page's own canvases again and again makes Chromium warn (willReadFrequently) on the console.
  */
 function canvasPixels(page, selector, cells = []) {
-  return page.evaluate(([sel, at]) => Array.from(document.querySelectorAll(sel), (c) => {
-    const copy = document.createElement('canvas');
-    copy.width = c.width;
-    copy.height = c.height;
-    const ctx = copy.getContext('2d', { willReadFrequently: true });
-    ctx.drawImage(c, 0, 0);
-    const img = ctx.getImageData(0, 0, c.width, c.height);
-    const seen = new Set();
-    for (let k = 0; k < img.data.length; k += 16) seen.add((img.data[k] << 16) | (img.data[k + 1] << 8) | img.data[k + 2]);
-    const l = c.dataset.layout ? JSON.parse(c.dataset.layout) : null;
-    const dpr = c.width / c.getBoundingClientRect().width;
-    const colours = at.map(([i, j]) => {
-      const k = 4 * (Math.floor((l.y0 + (i + 0.5) * l.cellHeight) * dpr) * img.width + Math.floor((l.x0 + (j + 0.5) * l.cellWidth) * dpr));
-      return Array.from(img.data.slice(k, k + 3));
-    });
-    return { distinct: seen.size, colours };
-  }), [selector, cells]);
+  return page.evaluate(
+    ([sel, at]) =>
+      Array.from(document.querySelectorAll(sel), (c) => {
+        const copy = document.createElement('canvas');
+        copy.width = c.width;
+        copy.height = c.height;
+        const ctx = copy.getContext('2d', { willReadFrequently: true });
+        ctx.drawImage(c, 0, 0);
+        const img = ctx.getImageData(0, 0, c.width, c.height);
+        const seen = new Set();
+        for (let k = 0; k < img.data.length; k += 16)
+          seen.add((img.data[k] << 16) | (img.data[k + 1] << 8) | img.data[k + 2]);
+        const l = c.dataset.layout ? JSON.parse(c.dataset.layout) : null;
+        const dpr = c.width / c.getBoundingClientRect().width;
+        const colours = at.map(([i, j]) => {
+          const k =
+            4 *
+            (Math.floor((l.y0 + (i + 0.5) * l.cellHeight) * dpr) * img.width +
+              Math.floor((l.x0 + (j + 0.5) * l.cellWidth) * dpr));
+          return Array.from(img.data.slice(k, k + 3));
+        });
+        return { distinct: seen.size, colours };
+      }),
+    [selector, cells],
+  );
 }
 
 /**
@@ -288,18 +311,42 @@ function canvasPixels(page, selector, cells = []) {
  * differently from the SIMD build a Node 20 test process has): { args, self, heads, average, info }.
  */
 async function replayInPage(page) {
-  return revive(await page.evaluate(async () => {
-    const [{ createAttention }, { serialize }] = await Promise.all([import('/dist/index.mjs'), import('/web/serialize.js')]);
-    const attn = await createAttention({ threads: 1 });
-    const { args } = window.__demo.last;
-    const out = { args, self: attn.selfAttention(args.self), heads: attn.multiHeadAttention(args.mhaHeads),
-      average: attn.multiHeadAttention(args.mhaAverage), info: attn.info };
-    attn.dispose();
-    return serialize(out);
-  }));
+  return revive(
+    await page.evaluate(async () => {
+      const [{ createAttention }, { serialize }] = await Promise.all([
+        import('/dist/index.mjs'),
+        import('/web/serialize.js'),
+      ]);
+      const attn = await createAttention({ threads: 1 });
+      const { args } = window.__demo.last;
+      const out = {
+        args,
+        self: attn.selfAttention(args.self),
+        heads: attn.multiHeadAttention(args.mhaHeads),
+        average: attn.multiHeadAttention(args.mhaAverage),
+        info: attn.info,
+      };
+      attn.dispose();
+      return serialize(out);
+    }),
+  );
 }
 
 module.exports = {
-  ROOT, expectClose, cellCenter, startServer, launchBrowser, watchProblems, blankPageSession, runInPage, revive, firstMismatch, replayInPage,
-  packageFolderPage, modelTabSession, openModelTab, runPoem, canvasPixels,
+  ROOT,
+  expectClose,
+  cellCenter,
+  startServer,
+  launchBrowser,
+  watchProblems,
+  blankPageSession,
+  runInPage,
+  revive,
+  firstMismatch,
+  replayInPage,
+  packageFolderPage,
+  modelTabSession,
+  openModelTab,
+  runPoem,
+  canvasPixels,
 };

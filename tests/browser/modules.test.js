@@ -3,8 +3,20 @@
 const { blankPageSession, runInPage, firstMismatch } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
-const NAMES = ['dom', 'colormap', 'tokenize', 'random', 'embeddings', 'projection-weights', 'heatmap', 'bars', 'steps', 'export-files', 'engine',
-  'worker-protocol'];
+const NAMES = [
+  'dom',
+  'colormap',
+  'tokenize',
+  'random',
+  'embeddings',
+  'projection-weights',
+  'heatmap',
+  'bars',
+  'steps',
+  'export-files',
+  'engine',
+  'worker-protocol',
+];
 const MODULE_URLS = Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`]));
 
 let session;
@@ -25,20 +37,38 @@ afterAll(async () => {
 });
 
 test('each module exports exactly its documented names', async () => {
-  const exports = await inPage((m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Object.keys(v).sort()])));
+  const exports = await inPage((m) =>
+    Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Object.keys(v).sort()])),
+  );
   expect(exports).toEqual({
     dom: ['el'],
     colormap: ['css', 'diverging', 'viridis'],
     tokenize: ['MODES', 'tokenize'],
     random: ['gaussian', 'hashString', 'mulberry32', 'rngFor'],
     embeddings: ['embed', 'positionalEncoding', 'tokenVector'],
-    'projection-weights': ['MATCH_LOGIT', 'PRESETS', 'identityGain', 'multiHeadWeights', 'scaledIdentity', 'selfAttentionWeights', 'xavierUniform'],
+    'projection-weights': [
+      'MATCH_LOGIT',
+      'PRESETS',
+      'identityGain',
+      'multiHeadWeights',
+      'scaledIdentity',
+      'selfAttentionWeights',
+      'xavierUniform',
+    ],
     heatmap: ['FONT_FAMILY', 'cellAt', 'drawHeatmap', 'drawLegend', 'prepareCanvas'],
     bars: ['drawBars'],
     steps: ['formatNumber', 'renderSteps'],
     'export-files': ['buildExport', 'composePNG', 'downloadJSON', 'downloadPNG', 'toRows'],
     engine: ['startEngine'],
-    'worker-protocol': ['MESSAGE', 'UNAVAILABLE', 'errorData', 'isModelMessage', 'reviveError', 'thrownData', 'transferList'],
+    'worker-protocol': [
+      'MESSAGE',
+      'UNAVAILABLE',
+      'errorData',
+      'isModelMessage',
+      'reviveError',
+      'thrownData',
+      'transferList',
+    ],
   });
 });
 
@@ -47,9 +77,17 @@ test('colormap: viridis ends, clamping, rising lightness; the diverging scale is
     const lum = ([R, G, B]) => 0.2126 * R + 0.7152 * G + 0.0722 * B;
     const l = Array.from({ length: 65 }, (_, k) => lum(viridis(k / 64)));
     return {
-      zero: viridis(0), one: viridis(1), mid: viridis(0.5), below: viridis(-3), above: viridis(7), nan: viridis(NaN),
+      zero: viridis(0),
+      one: viridis(1),
+      mid: viridis(0.5),
+      below: viridis(-3),
+      above: viridis(7),
+      nan: viridis(NaN),
       rising: l.every((v, k) => k === 0 || v > l[k - 1]),
-      d0: diverging(0), dneg: diverging(-1), dpos: diverging(1), dclamp: diverging(-9),
+      d0: diverging(0),
+      dneg: diverging(-1),
+      dpos: diverging(1),
+      dclamp: diverging(-9),
       css: css([1, 2, 3]),
     };
   });
@@ -107,13 +145,21 @@ test('embeddings: a fixed vector per token plus sinusoidal positions', async () 
     return {
       pe0: Array.from(pe.subarray(0, d)),
       pe1: Array.from(pe.subarray(d, 2 * d)),
-      tok0: minusPe(0), tok2: minusPe(2), v: Array.from(v),
+      tok0: minusPe(0),
+      tok2: minusPe(2),
+      v: Array.from(v),
       same: Array.from(again).every((a, i) => a === v[i]),
       differs: Array.from(other).some((a, i) => a !== v[i]),
       odd: Array.from(positionalEncoding(2, 3)),
       len: x.length,
-      mean: (() => { const big = tokenVector('mean', 4096); return big.reduce((a, b) => a + b, 0) / big.length; })(),
-      sd: (() => { const big = tokenVector('sd', 4096); return Math.sqrt(big.reduce((a, b) => a + b * b, 0) / big.length); })(),
+      mean: (() => {
+        const big = tokenVector('mean', 4096);
+        return big.reduce((a, b) => a + b, 0) / big.length;
+      })(),
+      sd: (() => {
+        const big = tokenVector('sd', 4096);
+        return Math.sqrt(big.reduce((a, b) => a + b * b, 0) / big.length);
+      })(),
     };
   });
   expect(r.pe0).toEqual([0, 1, 0, 1, 0, 1]);
@@ -164,16 +210,28 @@ test('projection-weights: seeded Xavier-uniform, and the identity-like Q/K prese
       mhaV: block(mha.inProjWeight, 2).some((v) => v !== 0),
       headsIrrelevantWhenRandom: Array.from(mhaRandom.inProjWeight).every((v, i) => v === mhaRandom4.inProjWeight[i]),
       shapes: [mha.inProjWeight.length, mha.outProjWeight.length],
-      gainCheck: w.identityGain(64) ** 2 * 64 / Math.sqrt(64),
+      gainCheck: (w.identityGain(64) ** 2 * 64) / Math.sqrt(64),
       match: w.MATCH_LOGIT,
       presets: w.PRESETS,
       error,
     };
   });
   expect(r).toMatchObject({
-    inBound: true, spread: true, sameSeed: true, otherSeed: true, streamsDiffer: true,
-    idQ: true, idK: true, idV: true, mhaQ: true, mhaK: true, mhaV: true,
-    headsIrrelevantWhenRandom: true, shapes: [3 * 64, 64], presets: ['random', 'identity'], error: 'RangeError',
+    inBound: true,
+    spread: true,
+    sameSeed: true,
+    otherSeed: true,
+    streamsDiffer: true,
+    idQ: true,
+    idK: true,
+    idV: true,
+    mhaQ: true,
+    mhaK: true,
+    mhaV: true,
+    headsIrrelevantWhenRandom: true,
+    shapes: [3 * 64, 64],
+    presets: ['random', 'identity'],
+    error: 'RangeError',
   });
   expect(r.gainCheck).toBeCloseTo(r.match, 10);
 });
@@ -183,21 +241,35 @@ test('heatmap: colours each cell by its value, hatches masked cells, and maps po
     const canvas = document.createElement('canvas');
     document.body.append(canvas);
     const layout = drawHeatmap(canvas, {
-      matrix: [0, 1, 0.5, 0.25], rows: 2, cols: 2, rowLabels: ['我', '愛'], colLabels: ['我', '愛'],
-      domain: [0, 1], colormap: viridis, masked: (i, j) => i === 0 && j === 1, cellWidth: 30, cellHeight: 30,
+      matrix: [0, 1, 0.5, 0.25],
+      rows: 2,
+      cols: 2,
+      rowLabels: ['我', '愛'],
+      colLabels: ['我', '愛'],
+      domain: [0, 1],
+      colormap: viridis,
+      masked: (i, j) => i === 0 && j === 1,
+      cellWidth: 30,
+      cellHeight: 30,
     });
     const dpr = window.devicePixelRatio || 1;
     // One readback of the whole canvas (several would earn Chromium's willReadFrequently warning).
     const { data, width } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
     const pixel = (i, j, dx = 15, dy = 15) => {
-      const at = 4 * (Math.round((layout.y0 + i * 30 + dy) * dpr) * width + Math.round((layout.x0 + j * 30 + dx) * dpr));
+      const at =
+        4 * (Math.round((layout.y0 + i * 30 + dy) * dpr) * width + Math.round((layout.x0 + j * 30 + dx) * dpr));
       return Array.from(data.slice(at, at + 3));
     };
     return {
       layout,
       stored: JSON.parse(canvas.dataset.layout),
-      c00: pixel(0, 0), c10: pixel(1, 0), c11: pixel(1, 1), masked: pixel(0, 1, 3, 20),
-      want00: viridis(0), want10: viridis(0.5), want11: viridis(0.25),
+      c00: pixel(0, 0),
+      c10: pixel(1, 0),
+      c11: pixel(1, 1),
+      masked: pixel(0, 1, 3, 20),
+      want00: viridis(0),
+      want10: viridis(0.5),
+      want11: viridis(0.25),
       hits: [
         cellAt(layout, layout.x0 + 1, layout.y0 + 1),
         cellAt(layout, layout.x0 + 59, layout.y0 + 59),
@@ -220,34 +292,68 @@ test('heatmap: colours each cell by its value, hatches masked cells, and maps po
 });
 
 test('export-files: rows of the shown matrices in a JSON document', async () => {
-  const doc = await inPage(({ 'export-files': { buildExport } }) => buildExport({
-    tokens: ['a', 'b'],
-    settings: { dModel: 4, numHeads: 2 },
-    engine: { version: 'x', simd: true, threads: 1 },
-    selfWeights: new Float32Array([1, 0, 0.5, 0.5]),
-    headWeights: new Float32Array([1, 0, 0.25, 0.75, 1, 0, 0.75, 0.25]),
-    averageWeights: new Float32Array([1, 0, 0.5, 0.5]),
-    numHeads: 2,
-  }));
+  const doc = await inPage(({ 'export-files': { buildExport } }) =>
+    buildExport({
+      tokens: ['a', 'b'],
+      settings: { dModel: 4, numHeads: 2 },
+      engine: { version: 'x', simd: true, threads: 1 },
+      selfWeights: new Float32Array([1, 0, 0.5, 0.5]),
+      headWeights: new Float32Array([1, 0, 0.25, 0.75, 1, 0, 0.75, 0.25]),
+      averageWeights: new Float32Array([1, 0, 0.5, 0.5]),
+      numHeads: 2,
+    }),
+  );
   expect(doc.tokens).toEqual(['a', 'b']);
-  expect(doc.selfAttention.weights).toEqual([[1, 0], [0.5, 0.5]]);
-  expect(doc.multiHeadAttention.heads).toEqual([[[1, 0], [0.25, 0.75]], [[1, 0], [0.75, 0.25]]]);
-  expect(doc.multiHeadAttention.average).toEqual([[1, 0], [0.5, 0.5]]);
+  expect(doc.selfAttention.weights).toEqual([
+    [1, 0],
+    [0.5, 0.5],
+  ]);
+  expect(doc.multiHeadAttention.heads).toEqual([
+    [
+      [1, 0],
+      [0.25, 0.75],
+    ],
+    [
+      [1, 0],
+      [0.75, 0.25],
+    ],
+  ]);
+  expect(doc.multiHeadAttention.average).toEqual([
+    [1, 0],
+    [0.5, 0.5],
+  ]);
 });
 
 test('steps: numbers are printed with a real minus sign and infinities', async () => {
-  const r = await inPage(({ steps: { formatNumber } }) => [formatNumber(-1.23456), formatNumber(-Infinity), formatNumber(0.5, 2), formatNumber(NaN)]);
+  const r = await inPage(({ steps: { formatNumber } }) => [
+    formatNumber(-1.23456),
+    formatNumber(-Infinity),
+    formatNumber(0.5, 2),
+    formatNumber(NaN),
+  ]);
   expect(r).toEqual(['−1.235', '−∞', '0.50', 'NaN']);
 });
 
 test('worker-protocol: errors come back from the worker as their own class, with their message', async () => {
-  const r = await inPage(({ 'worker-protocol': { reviveError } }) => [
-    ['RangeError', 'x'], ['TypeError', 'y'], ['RuntimeError', 'z'], ['BindingError', 'w'], ['constructor', 'v'],
-  ].map(([name, message]) => {
-    const e = reviveError({ name, message });
-    return { name: e.name, message: e.message, text: String(e), error: e instanceof Error, range: e instanceof RangeError,
-      wasm: e instanceof WebAssembly.RuntimeError };
-  }));
+  const r = await inPage(({ 'worker-protocol': { reviveError } }) =>
+    [
+      ['RangeError', 'x'],
+      ['TypeError', 'y'],
+      ['RuntimeError', 'z'],
+      ['BindingError', 'w'],
+      ['constructor', 'v'],
+    ].map(([name, message]) => {
+      const e = reviveError({ name, message });
+      return {
+        name: e.name,
+        message: e.message,
+        text: String(e),
+        error: e instanceof Error,
+        range: e instanceof RangeError,
+        wasm: e instanceof WebAssembly.RuntimeError,
+      };
+    }),
+  );
   expect(r).toEqual([
     { name: 'RangeError', message: 'x', text: 'RangeError: x', error: true, range: true, wasm: false },
     { name: 'TypeError', message: 'y', text: 'TypeError: y', error: true, range: false, wasm: false },
@@ -266,21 +372,38 @@ test('engine: a worker runs groups of calls, stops a group at its first error, t
     const bad = { query: x, embedDim: 4, numHeads: 3, inProjWeight: new Float32Array(3 * 16), outProjWeight: w };
     const reply = await engine.run([
       { label: 'one', calls: [{ key: 'a', method: 'selfAttention', args: self }] },
-      { label: 'two', calls: [{ key: 'b', method: 'selfAttention', args: self }, { key: 'c', method: 'multiHeadAttention', args: bad },
-        { key: 'd', method: 'selfAttention', args: self }] },
+      {
+        label: 'two',
+        calls: [
+          { key: 'b', method: 'selfAttention', args: self },
+          { key: 'c', method: 'multiHeadAttention', args: bad },
+          { key: 'd', method: 'selfAttention', args: self },
+        ],
+      },
       { label: 'three', calls: [{ key: 'e', method: 'eval', args: 'alert(1)' }] },
     ]);
     engine.terminate();
-    const after = await engine.run([]).then(() => 'resolved', (e) => e.message);
+    const after = await engine.run([]).then(
+      () => 'resolved',
+      (e) => e.message,
+    );
     return {
       info: engine.info,
       isolated: crossOriginIsolated,
       cores: navigator.hardwareConcurrency,
       keys: Object.keys(reply.results).sort(),
-      a: { weights: Array.from(reply.results.a.weights), type: reply.results.a.weights.constructor.name,
-        shared: reply.results.a.weights.buffer instanceof SharedArrayBuffer },
+      a: {
+        weights: Array.from(reply.results.a.weights),
+        type: reply.results.a.weights.constructor.name,
+        shared: reply.results.a.weights.buffer instanceof SharedArrayBuffer,
+      },
       nulls: ['b', 'c', 'd', 'e'].map((k) => reply.results[k]),
-      errors: reply.errors.map(({ label, error }) => ({ label, text: String(error), range: error instanceof RangeError, type: error instanceof TypeError })),
+      errors: reply.errors.map(({ label, error }) => ({
+        label,
+        text: String(error),
+        range: error instanceof RangeError,
+        type: error instanceof TypeError,
+      })),
       engineMs: reply.engineMs,
       after,
       args: { x: Array.from(x), w: Array.from(w) },
@@ -300,7 +423,12 @@ test('engine: a worker runs groups of calls, stops a group at its first error, t
   expect(r.errors).toHaveLength(2);
   expect(r.errors[0]).toMatchObject({ label: 'two', range: true });
   expect(r.errors[0].text).toMatch(/^RangeError: multiHeadAttention: .*numHeads = 3/);
-  expect(r.errors[1]).toEqual({ label: 'three', text: 'TypeError: engine worker: unknown method eval', range: false, type: true });
+  expect(r.errors[1]).toEqual({
+    label: 'three',
+    text: 'TypeError: engine worker: unknown method eval',
+    range: false,
+    type: true,
+  });
   expect(r.engineMs).toBeGreaterThan(0);
   expect(r.after).toBe('the engine worker was terminated');
 });

@@ -43,7 +43,9 @@ function startViaApi(options) {
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stderr.on('data', (d) => { err += d; });
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
   return new Promise((resolve, reject) => {
     child.on('exit', (c) => reject(new Error(`startServer snippet exited ${c}: ${err}`)));
     child.stdout.on('data', (d) => {
@@ -53,7 +55,11 @@ function startViaApi(options) {
         child.removeAllListeners('exit');
         resolve({
           url: m[1],
-          stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }),
+          stop: () =>
+            new Promise((r) => {
+              child.once('exit', r);
+              child.kill('SIGTERM');
+            }),
         });
       }
     });
@@ -62,8 +68,12 @@ function startViaApi(options) {
 
 describe('serving the package folder', () => {
   let server;
-  beforeAll(async () => { server = await startServer(); });
-  afterAll(async () => { if (server) await server.stop(); });
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    if (server) await server.stop();
+  });
 
   test('prints its URL on 127.0.0.1 and a free port when PORT=0', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -94,7 +104,13 @@ describe('serving the package folder', () => {
   });
 
   test('serves modules as JavaScript, the page’s engine import included', async () => {
-    for (const p of ['/web/main.js', '/web/engine.js', '/web/engine-worker.js', '/web/heatmap.js', '/scripts/serve.mjs']) {
+    for (const p of [
+      '/web/main.js',
+      '/web/engine.js',
+      '/web/engine-worker.js',
+      '/web/heatmap.js',
+      '/scripts/serve.mjs',
+    ]) {
       const res = await request(server.url, p);
       expect([p, res.status]).toEqual([p, 200]);
       expect(res.headers['content-type']).toMatch(/^text\/javascript/);
@@ -187,9 +203,13 @@ describe('the command line', () => {
     } finally {
       await s.stop();
     }
-    const bad = spawn(process.execPath, [path.join(ROOT, 'scripts', 'serve.mjs'), '--port', 'abc'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const bad = spawn(process.execPath, [path.join(ROOT, 'scripts', 'serve.mjs'), '--port', 'abc'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
-    bad.stderr.on('data', (d) => { err += d; });
+    bad.stderr.on('data', (d) => {
+      err += d;
+    });
     const code = await new Promise((r) => bad.on('exit', r));
     expect(code).toBe(2);
     expect(err).toMatch(/port must be an integer/);

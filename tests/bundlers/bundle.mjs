@@ -39,9 +39,17 @@ async function viteBuild(consumer, outDir, config) {
   const warnings = [];
   const logger = createLogger('warn');
   // Rolldown's PLUGIN_TIMINGS note says how long plugins ran on a slow machine: not about the app.
-  logger.warn = (msg) => { if (!String(msg).includes('[PLUGIN_TIMINGS]')) warnings.push(msg); };
+  logger.warn = (msg) => {
+    if (!String(msg).includes('[PLUGIN_TIMINGS]')) warnings.push(msg);
+  };
   logger.warnOnce = logger.warn;
-  await build({ root: consumer, configFile: false, customLogger: logger, build: { outDir, emptyOutDir: true }, ...config });
+  await build({
+    root: consumer,
+    configFile: false,
+    customLogger: logger,
+    build: { outDir, emptyOutDir: true },
+    ...config,
+  });
   return warnings;
 }
 
@@ -56,11 +64,18 @@ const builders = {
   async webpack(consumer, outDir) {
     const { default: webpack } = await import('webpack');
     // webpack.config.js: { mode: 'production', entry: './src/main.js' }, output in outDir, not ./dist.
-    const compiler = webpack({ mode: 'production', context: consumer, entry: './src/main.js', output: { path: outDir } });
+    const compiler = webpack({
+      mode: 'production',
+      context: consumer,
+      entry: './src/main.js',
+      output: { path: outDir },
+    });
     const stats = await new Promise((resolve, reject) => {
       compiler.run((err, s) => (err ? reject(err) : resolve(s)));
     });
-    await new Promise((resolve) => { compiler.close(resolve); });
+    await new Promise((resolve) => {
+      compiler.close(resolve);
+    });
     if (stats.hasErrors()) throw new Error(stats.toString('errors-only'));
     writePage(consumer, outDir, '<script src="main.js"></script>');
     return stats.toJson('errors-warnings').warnings.map((w) => w.message);

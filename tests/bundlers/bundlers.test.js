@@ -27,13 +27,48 @@ const BUNDLE = path.join(__dirname, 'bundle.mjs');
 const PRODUCTION = ['vite', 'vite-es-worker', 'webpack', 'esbuild', 'rollup'];
 // What a browser bundle must not carry: Node's modules, by any of the names glue code uses.
 const NODE_ONLY = [
-  'node:fs', 'node:module', 'node:os', 'node:url', 'node:path', 'node:worker_threads',
-  'require("worker_threads")', "require('worker_threads')",
+  'node:fs',
+  'node:module',
+  'node:os',
+  'node:url',
+  'node:path',
+  'node:worker_threads',
+  'require("worker_threads")',
+  "require('worker_threads')",
 ];
 // A page that has not produced its result by then has hung (a worker that never answers).
 const RESULT_WAIT_MS = 30000;
 // The smallest module that uses SIMD128: (func (result v128) (v128.const i32x4 0 0 0 0)).
-const SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12, ...new Array(16).fill(0), 11];
+const SIMD_PROBE = [
+  0,
+  97,
+  115,
+  109,
+  1,
+  0,
+  0,
+  0,
+  1,
+  5,
+  1,
+  96,
+  0,
+  1,
+  123,
+  3,
+  2,
+  1,
+  0,
+  10,
+  22,
+  1,
+  20,
+  0,
+  253,
+  12,
+  ...new Array(16).fill(0),
+  11,
+];
 
 let tmp;
 let consumer;
@@ -48,8 +83,12 @@ function runNode(args, { cwd = ROOT } = {}) {
     const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('error', (e) => resolve({ code: -1, stdout, stderr: `${stderr}${e.stack}` }));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -59,7 +98,11 @@ function runNode(args, { cwd = ROOT } = {}) {
 function resultOf(run, what) {
   const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (run.code !== 0 || !line) {
-    const trimmed = run.stderr.split('\n').filter((l) => !/^\s+at /.test(l)).slice(0, 40).join('\n');
+    const trimmed = run.stderr
+      .split('\n')
+      .filter((l) => !/^\s+at /.test(l))
+      .slice(0, 40)
+      .join('\n');
     throw new Error(`${what} failed (exit ${run.code}):\n${trimmed || run.stdout.slice(-3000)}`);
   }
   return JSON.parse(line.slice('RESULT '.length));
@@ -75,7 +118,8 @@ async function built(bundler) {
 
 /** Every file under dir, as { name (relative, with /), size }, sorted by name. */
 function listFiles(dir) {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => {
       const file = path.join(e.parentPath ?? e.path, e.name);
@@ -92,16 +136,25 @@ function startViteDev(isolated) {
   });
   let out = '';
   let err = '';
-  child.stderr.on('data', (d) => { err += d; });
-  const stop = () => new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
+  child.stderr.on('data', (d) => {
+    err += d;
   });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   return new Promise((resolve, reject) => {
-    const fail = (why) => { child.kill('SIGKILL'); reject(new Error(`vite dev server ${why}\nstdout: ${out}\nstderr: ${err}`)); };
+    const fail = (why) => {
+      child.kill('SIGKILL');
+      reject(new Error(`vite dev server ${why}\nstdout: ${out}\nstderr: ${err}`));
+    };
     const timer = setTimeout(() => fail('printed no URL within 60 s'), 60000);
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`vite dev server exited with ${code}\nstdout: ${out}\nstderr: ${err}`)); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`vite dev server exited with ${code}\nstdout: ${out}\nstderr: ${err}`));
+    });
     child.stdout.on('data', (d) => {
       out += d;
       const m = /^URL (\S+)$/m.exec(out);
@@ -136,7 +189,10 @@ async function openApp(context, url, mode) {
     await page.goto(`${url}?mode=${mode}`);
     const settled = await page
       .waitForFunction(() => window.__result !== undefined, null, { timeout: RESULT_WAIT_MS })
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
     const result = settled ? await page.evaluate(() => window.__result) : undefined;
     return { result, problems: [...problems] };
   } finally {
@@ -149,13 +205,22 @@ async function openApp(context, url, mode) {
  * Chromium has relaxed SIMD, so by default the app runs the relaxed build there; Node 20 has not.
  */
 function checkApp({ result, problems }, { simd = true, relaxedSimd = simd, threads = 1 }, label) {
-  const seen = problems.length ? `\npage problems:\n  ${problems.join('\n  ')}` : '\nno page errors, failed requests or console errors';
-  if (result === undefined) throw new Error(`${label}: the page gave no result within ${RESULT_WAIT_MS / 1000} s${seen}`);
+  const seen = problems.length
+    ? `\npage problems:\n  ${problems.join('\n  ')}`
+    : '\nno page errors, failed requests or console errors';
+  if (result === undefined)
+    throw new Error(`${label}: the page gave no result within ${RESULT_WAIT_MS / 1000} s${seen}`);
   if (result.error) throw new Error(`${label}: the app failed: ${result.error}${seen}`);
   if (problems.length) throw new Error(`${label}: the app worked but the page reported problems:${seen}`);
   const { info } = result;
-  expect({ label, simd: info.simd, relaxedSimd: info.relaxedSimd, threads: info.threads }).toEqual({ label, simd, relaxedSimd, threads });
-  if (threads > 1) expect({ label, crossOriginIsolated: result.crossOriginIsolated }).toEqual({ label, crossOriginIsolated: true });
+  expect({ label, simd: info.simd, relaxedSimd: info.relaxedSimd, threads: info.threads }).toEqual({
+    label,
+    simd,
+    relaxedSimd,
+    threads,
+  });
+  if (threads > 1)
+    expect({ label, crossOriginIsolated: result.crossOriginIsolated }).toEqual({ label, crossOriginIsolated: true });
   const want = ref.multiHeadAttention(result.args);
   ref.expectClose(result.output, want.output, `${label}: output`, [1, 4, 16]);
   ref.expectClose(result.weights, want.weights, `${label}: weights`, [1, 4, 4]);
@@ -178,11 +243,15 @@ beforeAll(async () => {
   consumer = path.join(tmp, 'consumer');
   fs.cpSync(path.join(__dirname, 'app'), consumer, { recursive: true });
   fs.copyFileSync(path.join(ROOT, 'lib', 'random.mjs'), path.join(consumer, 'src', 'random.js'));
-  fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  fs.writeFileSync(
+    path.join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
   const installed = path.join(consumer, 'node_modules', 'wasm-attention');
   fs.mkdirSync(installed, { recursive: true });
   execFileSync('tar', ['-xzf', path.join(tmp, tgz[0]), '-C', installed, '--strip-components=1']);
-  for (const name of ['check.mjs', 'check.cjs']) fs.copyFileSync(path.join(__dirname, 'node', name), path.join(consumer, name));
+  for (const name of ['check.mjs', 'check.cjs'])
+    fs.copyFileSync(path.join(__dirname, 'node', name), path.join(consumer, name));
 
   // The four production builds run side by side while the browser starts.
   for (const b of PRODUCTION) builds[b] = runNode([BUNDLE, 'build', b, consumer, outDir(b)]);
@@ -197,13 +266,18 @@ afterAll(async () => {
     const total = files.reduce((s, f) => s + f.size, 0);
     return `${b}: ${files.length} files, ${total} bytes\n    ${files.map((f) => `${f.name} ${f.size}`).join('\n    ')}`;
   });
-  if (lines.length) console.log(`emitted by each production build (esbuild and Rollup: with the copied .wasm and worker files)\n${lines.join('\n')}`);
+  if (lines.length)
+    console.log(
+      `emitted by each production build (esbuild and Rollup: with the copied .wasm and worker files)\n${lines.join('\n')}`,
+    );
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 }, 60000);
 
 describe('Vite dev server (default configuration; COOP/COEP headers added for threads)', () => {
   let server;
-  afterAll(async () => { if (server) await server.close(); });
+  afterAll(async () => {
+    if (server) await server.close();
+  });
 
   test.each(MODES)('vite dev: the example on $what', async ({ mode, want }) => {
     const isolated = mode === 'threads';
@@ -245,7 +319,7 @@ describe.each(PRODUCTION)('%s production build, on an ordinary static host', (bu
   });
 });
 
-describe('an app whose own worker uses the package, built by Vite (the README\'s worker: { format: \'es\' })', () => {
+describe("an app whose own worker uses the package, built by Vite (the README's worker: { format: 'es' })", () => {
   // The app's worker chunk (src/worker.js and what it imports) of a Vite build: { name, size, text }.
   function workerChunk(bundler) {
     const chunks = listFiles(outDir(bundler)).filter((f) => /^assets\/worker-[\w-]+\.js$/.test(f.name));
@@ -260,7 +334,9 @@ describe('an app whose own worker uses the package, built by Vite (the README\'s
     await built('vite-es-worker');
     const lean = workerChunk('vite-es-worker');
     const inlined = workerChunk('vite');
-    console.log(`the app's worker chunk: ${inlined.size} bytes with Vite's default worker.format, ${lean.size} with 'es'`);
+    console.log(
+      `the app's worker chunk: ${inlined.size} bytes with Vite's default worker.format, ${lean.size} with 'es'`,
+    );
     expect(new Set(lean.text.match(GLUE_IMPORT)).size).toBe(6);
     expect(lean.size).toBeLessThan(64 * 1024);
     expect(inlined.text.match(GLUE_IMPORT)).toBeNull();
@@ -270,31 +346,38 @@ describe('an app whose own worker uses the package, built by Vite (the README\'s
 
 describe('without WebAssembly SIMD (V8 flag --no-enable-sse4-1): the scalar build', () => {
   let scalarBrowser;
-  afterAll(async () => { if (scalarBrowser) await scalarBrowser.close(); });
-
-  test.each(MODES.slice(0, 2))('Chromium, the Vite build on $what: info.simd is false, same numbers', async ({ mode }) => {
-    await built('vite');
-    if (!scalarBrowser) {
-      // The harness's launcher, pointed at a wrapper that adds the V8 flag.
-      const wrapper = path.join(tmp, 'chromium-no-simd');
-      const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-      fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${chromium} --js-flags=--no-enable-sse4-1 "$@"\n`, { mode: 0o755 });
-      const saved = process.env.CHROMIUM_PATH;
-      process.env.CHROMIUM_PATH = wrapper;
-      let harness;
-      jest.isolateModules(() => { harness = require('../browser/harness'); });
-      if (saved === undefined) delete process.env.CHROMIUM_PATH;
-      else process.env.CHROMIUM_PATH = saved;
-      scalarBrowser = await harness.launchBrowser();
-    }
-    const url = await staticUrl('vite', false);
-    const page = await scalarBrowser.context.newPage();
-    await page.goto(`${url}?mode=none`);
-    const simdValid = await page.evaluate((bytes) => WebAssembly.validate(new Uint8Array(bytes)), SIMD_PROBE);
-    await page.close();
-    expect({ simdProbeValidates: simdValid }).toEqual({ simdProbeValidates: false });
-    checkApp(await openApp(scalarBrowser.context, url, mode), { simd: false }, `vite, scalar Chromium, ${mode}`);
+  afterAll(async () => {
+    if (scalarBrowser) await scalarBrowser.close();
   });
+
+  test.each(MODES.slice(0, 2))(
+    'Chromium, the Vite build on $what: info.simd is false, same numbers',
+    async ({ mode }) => {
+      await built('vite');
+      if (!scalarBrowser) {
+        // The harness's launcher, pointed at a wrapper that adds the V8 flag.
+        const wrapper = path.join(tmp, 'chromium-no-simd');
+        const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+        fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${chromium} --js-flags=--no-enable-sse4-1 "$@"\n`, { mode: 0o755 });
+        const saved = process.env.CHROMIUM_PATH;
+        process.env.CHROMIUM_PATH = wrapper;
+        let harness;
+        jest.isolateModules(() => {
+          harness = require('../browser/harness');
+        });
+        if (saved === undefined) delete process.env.CHROMIUM_PATH;
+        else process.env.CHROMIUM_PATH = saved;
+        scalarBrowser = await harness.launchBrowser();
+      }
+      const url = await staticUrl('vite', false);
+      const page = await scalarBrowser.context.newPage();
+      await page.goto(`${url}?mode=none`);
+      const simdValid = await page.evaluate((bytes) => WebAssembly.validate(new Uint8Array(bytes)), SIMD_PROBE);
+      await page.close();
+      expect({ simdProbeValidates: simdValid }).toEqual({ simdProbeValidates: false });
+      checkApp(await openApp(scalarBrowser.context, url, mode), { simd: false }, `vite, scalar Chromium, ${mode}`);
+    },
+  );
 
   test.each([
     ['import', 'check.mjs'],
@@ -308,10 +391,16 @@ describe('without WebAssembly SIMD (V8 flag --no-enable-sse4-1): the scalar buil
   test.each([
     ['import', 'check.mjs'],
     ['require', 'check.cjs'],
-  ])('Node, the installed tarball by %s: createAttention({ simd: false }) runs the scalar build', async (how, script) => {
-    const result = resultOf(await runNode([script, '{"simd":false}'], { cwd: consumer }), `node ${script} simd: false`);
-    checkApp({ result, problems: [] }, { simd: false }, `node, ${how}, simd: false`);
-    const simd = resultOf(await runNode([script], { cwd: consumer }), `node ${script}`);
-    checkApp({ result: simd, problems: [] }, { simd: true, relaxedSimd: false }, `node, ${how}, default`);
-  });
+  ])(
+    'Node, the installed tarball by %s: createAttention({ simd: false }) runs the scalar build',
+    async (how, script) => {
+      const result = resultOf(
+        await runNode([script, '{"simd":false}'], { cwd: consumer }),
+        `node ${script} simd: false`,
+      );
+      checkApp({ result, problems: [] }, { simd: false }, `node, ${how}, simd: false`);
+      const simd = resultOf(await runNode([script], { cwd: consumer }), `node ${script}`);
+      checkApp({ result: simd, problems: [] }, { simd: true, relaxedSimd: false }, `node, ${how}, default`);
+    },
+  );
 });

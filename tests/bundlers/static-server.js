@@ -47,7 +47,11 @@ function serveStatic(dir, { isolated = false, cors = false, headers: extra = {} 
       resolve({
         url: `http://127.0.0.1:${port}/`,
         requests,
-        close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     });
   });

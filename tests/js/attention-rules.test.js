@@ -17,8 +17,10 @@ test('kvHeadOf: consecutive query heads share a K/V head', () => {
 });
 
 test('isKeyMasked: causality and the window from the query’s absolute position', () => {
-  const grid = (rule, rows, cols) => Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => (isKeyMasked(rule, i, j) ? 'x' : '.')).join(''));
+  const grid = (rule, rows, cols) =>
+    Array.from({ length: rows }, (_, i) =>
+      Array.from({ length: cols }, (_, j) => (isKeyMasked(rule, i, j) ? 'x' : '.')).join(''),
+    );
   expect(grid({}, 2, 3)).toEqual(['...', '...']);
   expect(grid({ isCausal: true }, 3, 3)).toEqual(['.xx', '..x', '...']);
   expect(grid({ slidingWindow: 2 }, 3, 4)).toEqual(['....', '....', 'x...']);
@@ -34,7 +36,10 @@ test('every entry exports the same two rules (browser ESM, Node import, require)
     console.log(JSON.stringify(entries.map((m) => [typeof m.kvHeadOf, m.kvHeadOf(5, 8, 2), m.isKeyMasked({ isCausal: true }, 0, 1)])));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60000 });
   if (r.status !== 0) throw new Error(`node exited ${r.status}:\n${r.stderr}`);
-  expect(JSON.parse(r.stdout)).toEqual([['function', 1, true], ['function', 1, true]]);
+  expect(JSON.parse(r.stdout)).toEqual([
+    ['function', 1, true],
+    ['function', 1, true],
+  ]);
   expect([kvHeadOf(5, 8, 2), isKeyMasked({ isCausal: true }, 0, 1)]).toEqual([1, true]);
 });
 
@@ -43,7 +48,9 @@ test('the declarations type both, and refuse misuse', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-attention-rules-'));
   try {
     const file = path.join(dir, 'rules.mts');
-    fs.writeFileSync(file, `import { isKeyMasked, kvHeadOf } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.mjs'))};
+    fs.writeFileSync(
+      file,
+      `import { isKeyMasked, kvHeadOf } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.mjs'))};
       import type { MaskRule } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.mjs'))};
       const rule: MaskRule = { isCausal: true, slidingWindow: 4, positionOffset: 2 };
       export const masked: boolean = isKeyMasked(rule, 0, 1) || isKeyMasked({}, 1, 0);
@@ -51,12 +58,20 @@ test('the declarations type both, and refuse misuse', () => {
       // @ts-expect-error isCausal is a boolean
       isKeyMasked({ isCausal: 'yes' }, 0, 1);
       // @ts-expect-error the head counts are numbers
-      kvHeadOf(3, '8', 2);`);
+      kvHeadOf(3, '8', 2);`,
+    );
     const program = ts.createProgram([file], {
-      strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2020, lib: ['lib.es2020.d.ts', 'lib.dom.d.ts'], types: [],
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2020,
+      lib: ['lib.es2020.d.ts', 'lib.dom.d.ts'],
+      types: [],
     });
-    expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
+    expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual(
+      [],
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -70,21 +85,41 @@ describe('the engine agrees', () => {
   afterAll(() => attn?.dispose());
 
   // 6 query heads over 3 K/V heads, 4 new tokens after 5 cached ones, causal with a window of 3.
-  const numHeads = 6, numKvHeads = 3, headDim = 2, embedDim = numHeads * headDim, tgtLen = 4, srcLen = 9;
+  const numHeads = 6,
+    numKvHeads = 3,
+    headDim = 2,
+    embedDim = numHeads * headDim,
+    tgtLen = 4,
+    srcLen = 9;
   const rule = { isCausal: true, slidingWindow: 3, positionOffset: srcLen - tgtLen };
   let seed = 7;
-  const random = (n) => Float32Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1);
+  const random = (n) =>
+    Float32Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1);
   // V is its bias alone, one constant per K/V head, and the output projection is the identity on the
   // heads' outputs: query head h's output is the constant of the K/V head it reads.
   const kvConstant = (g) => 10 * (g + 1);
   const args = {
-    embedDim, numHeads, numKvHeads, headDim, slidingWindow: rule.slidingWindow,
-    qProjWeight: random(numHeads * headDim * embedDim), kProjWeight: random(numKvHeads * headDim * embedDim),
+    embedDim,
+    numHeads,
+    numKvHeads,
+    headDim,
+    slidingWindow: rule.slidingWindow,
+    qProjWeight: random(numHeads * headDim * embedDim),
+    kProjWeight: random(numKvHeads * headDim * embedDim),
     vProjWeight: new Float32Array(numKvHeads * headDim * embedDim),
     vProjBias: Float32Array.from({ length: numKvHeads * headDim }, (_, k) => kvConstant(Math.floor(k / headDim))),
-    outProjWeight: Float32Array.from({ length: embedDim * numHeads * headDim }, (_, k) => (k % (numHeads * headDim + 1) === 0 ? 1 : 0)),
-    query: random(tgtLen * embedDim), key: random(srcLen * embedDim), value: random(srcLen * embedDim),
-    tgtLen, srcLen, isCausal: rule.isCausal, positionOffset: rule.positionOffset, needWeights: true, averageAttnWeights: false,
+    outProjWeight: Float32Array.from({ length: embedDim * numHeads * headDim }, (_, k) =>
+      k % (numHeads * headDim + 1) === 0 ? 1 : 0,
+    ),
+    query: random(tgtLen * embedDim),
+    key: random(srcLen * embedDim),
+    value: random(srcLen * embedDim),
+    tgtLen,
+    srcLen,
+    isCausal: rule.isCausal,
+    positionOffset: rule.positionOffset,
+    needWeights: true,
+    averageAttnWeights: false,
   };
 
   test('weights are 0 exactly where isKeyMasked says so', () => {

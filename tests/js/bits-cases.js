@@ -24,13 +24,32 @@ const BUILDS = {
 };
 const NODE_FLAGS = ['--experimental-wasm-relaxed-simd'];
 
-const MHA_LAYER_KEYS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
-  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias', 'numKvHeads', 'headDim', 'qProjBias', 'kProjBias',
-  'vProjBias', 'rope', 'alibi', 'slidingWindow'];
+const MHA_LAYER_KEYS = [
+  'embedDim',
+  'numHeads',
+  'kdim',
+  'vdim',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+  'numKvHeads',
+  'headDim',
+  'qProjBias',
+  'kProjBias',
+  'vProjBias',
+  'rope',
+  'alibi',
+  'slidingWindow',
+];
 const SA_LAYER_KEYS = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
 
 function split(args, layerKeys) {
-  const layer = {}, inputs = {};
+  const layer = {},
+    inputs = {};
   for (const [k, v] of Object.entries(args)) (layerKeys.includes(k) ? layer : inputs)[k] = v;
   return { layer, inputs };
 }
@@ -67,7 +86,9 @@ const sa = (o) => (attn) => arrays(attn.selfAttention(saArgs(o)));
 // Prefill then decode steps on one cache: rows [t0, t0 + n) of every batch element per call.
 function kvCache(o, steps, needWeightsAt) {
   return (attn) => {
-    const batch = o.batch ?? 1, T = steps.reduce((a, b) => a + b, 0), E = o.embedDim;
+    const batch = o.batch ?? 1,
+      T = steps.reduce((a, b) => a + b, 0),
+      E = o.embedDim;
     const full = mhaArgs({ ...o, tgtLen: T });
     const { layer: layerArgs } = split(full, MHA_LAYER_KEYS);
     const layer = attn.createMultiHeadAttention(layerArgs);
@@ -77,7 +98,8 @@ function kvCache(o, steps, needWeightsAt) {
     try {
       steps.forEach((n, s) => {
         const query = new Float32Array(batch * n * E);
-        for (let b = 0; b < batch; b++) query.set(full.query.subarray((b * T + t0) * E, (b * T + t0 + n) * E), b * n * E);
+        for (let b = 0; b < batch; b++)
+          query.set(full.query.subarray((b * T + t0) * E, (b * T + t0 + n) * E), b * n * E);
         const r = layer.forward({ query, cache, isCausal: true, needWeights: needWeightsAt.includes(s) });
         Object.assign(out, arrays(r, `step${s}.`));
         t0 += n;
@@ -92,60 +114,250 @@ function kvCache(o, steps, needWeightsAt) {
 
 const CASES = {
   // selfAttention and multiHeadAttention one-shot, weights averaged, per head and none, masks
-  'sa weights causal bias': sa({ seed: 101, batch: 2, seqLen: 9, dModel: 12, dK: 5, dV: 7, bias: true, isCausal: true }),
+  'sa weights causal bias': sa({
+    seed: 101,
+    batch: 2,
+    seqLen: 9,
+    dModel: 12,
+    dK: 5,
+    dV: 7,
+    bias: true,
+    isCausal: true,
+  }),
   'sa bool mask no weights': sa({ seed: 102, seqLen: 13, dModel: 8, dK: 8, mask: 'bool', needWeights: false }),
-  'sa float mask scale masked rows': sa({ seed: 103, seqLen: 11, dModel: 6, dK: 4, mask: 'float', scale: 0.3,
-    maskedRows: [2, 5] }),
-  'mha averaged float2d + kpm bool': mha({ seed: 104, batch: 2, tgtLen: 7, srcLen: 9, embedDim: 16, numHeads: 4,
-    bias: true, outBias: true, attnMask: 'float2d', keyPaddingMask: 'bool' }),
-  'mha per-head bool3d + kpm float': mha({ seed: 105, batch: 2, tgtLen: 6, embedDim: 12, numHeads: 3,
-    averageAttnWeights: false, attnMask: 'bool3d', keyPaddingMask: 'float', maskedRows: [[1, 2, 3]] }),
-  'mha no weights causal cross kdim vdim': mha({ seed: 106, batch: 2, tgtLen: 10, srcLen: 13, embedDim: 8, numHeads: 2,
-    kdim: 5, vdim: 6, isCausal: true, needWeights: false }),
-  'mha causal float3d padded batch': mha({ seed: 107, batch: 3, tgtLen: 5, embedDim: 8, numHeads: 2, isCausal: true,
-    attnMask: 'float3d', paddedBatches: [1] }),
+  'sa float mask scale masked rows': sa({
+    seed: 103,
+    seqLen: 11,
+    dModel: 6,
+    dK: 4,
+    mask: 'float',
+    scale: 0.3,
+    maskedRows: [2, 5],
+  }),
+  'mha averaged float2d + kpm bool': mha({
+    seed: 104,
+    batch: 2,
+    tgtLen: 7,
+    srcLen: 9,
+    embedDim: 16,
+    numHeads: 4,
+    bias: true,
+    outBias: true,
+    attnMask: 'float2d',
+    keyPaddingMask: 'bool',
+  }),
+  'mha per-head bool3d + kpm float': mha({
+    seed: 105,
+    batch: 2,
+    tgtLen: 6,
+    embedDim: 12,
+    numHeads: 3,
+    averageAttnWeights: false,
+    attnMask: 'bool3d',
+    keyPaddingMask: 'float',
+    maskedRows: [[1, 2, 3]],
+  }),
+  'mha no weights causal cross kdim vdim': mha({
+    seed: 106,
+    batch: 2,
+    tgtLen: 10,
+    srcLen: 13,
+    embedDim: 8,
+    numHeads: 2,
+    kdim: 5,
+    vdim: 6,
+    isCausal: true,
+    needWeights: false,
+  }),
+  'mha causal float3d padded batch': mha({
+    seed: 107,
+    batch: 3,
+    tgtLen: 5,
+    embedDim: 8,
+    numHeads: 2,
+    isCausal: true,
+    attnMask: 'float3d',
+    paddedBatches: [1],
+  }),
   // the teaching copies
-  'mha returnIntermediates': (attn) => arrays(attn.multiHeadAttention({ ...mhaArgs({ seed: 108, batch: 2, tgtLen: 6,
-    srcLen: 40, embedDim: 12, numHeads: 3, bias: true, attnMask: 'bool2d', isCausal: true }), returnIntermediates: true })),
-  'mha returnIntermediates gqa window alibi': (attn) => arrays(attn.multiHeadAttention({ ...mhaArgs({ seed: 109,
-    tgtLen: 40, embedDim: 16, numHeads: 4, numKvHeads: 2, slidingWindow: 5, alibi: true, rope: true, isCausal: true,
-    averageAttnWeights: false }), returnIntermediates: true })),
-  'sa returnIntermediates no weights': (attn) => arrays(attn.selfAttention({ ...saArgs({ seed: 110, seqLen: 8,
-    dModel: 6, dK: 4, dV: 3, isCausal: true, needWeights: false }), returnIntermediates: true })),
+  'mha returnIntermediates': (attn) =>
+    arrays(
+      attn.multiHeadAttention({
+        ...mhaArgs({
+          seed: 108,
+          batch: 2,
+          tgtLen: 6,
+          srcLen: 40,
+          embedDim: 12,
+          numHeads: 3,
+          bias: true,
+          attnMask: 'bool2d',
+          isCausal: true,
+        }),
+        returnIntermediates: true,
+      }),
+    ),
+  'mha returnIntermediates gqa window alibi': (attn) =>
+    arrays(
+      attn.multiHeadAttention({
+        ...mhaArgs({
+          seed: 109,
+          tgtLen: 40,
+          embedDim: 16,
+          numHeads: 4,
+          numKvHeads: 2,
+          slidingWindow: 5,
+          alibi: true,
+          rope: true,
+          isCausal: true,
+          averageAttnWeights: false,
+        }),
+        returnIntermediates: true,
+      }),
+    ),
+  'sa returnIntermediates no weights': (attn) =>
+    arrays(
+      attn.selfAttention({
+        ...saArgs({ seed: 110, seqLen: 8, dModel: 6, dK: 4, dV: 3, isCausal: true, needWeights: false }),
+        returnIntermediates: true,
+      }),
+    ),
   // prepared layers: several forwards of one layer
-  'prepared mha': (attn) => prepared(attn, mhaArgs({ seed: 111, batch: 2, tgtLen: 9, srcLen: 11, embedDim: 16,
-    numHeads: 4, bias: true, outBias: true }), [{}, { isCausal: true, needWeights: false },
-    { averageAttnWeights: false }, { returnIntermediates: true }]),
-  'prepared sa': (attn) => prepared(attn, saArgs({ seed: 112, seqLen: 10, dModel: 8, dK: 6, bias: true }),
-    [{}, { isCausal: true }, { needWeights: false }], SA_LAYER_KEYS, 'createSelfAttention'),
+  'prepared mha': (attn) =>
+    prepared(
+      attn,
+      mhaArgs({ seed: 111, batch: 2, tgtLen: 9, srcLen: 11, embedDim: 16, numHeads: 4, bias: true, outBias: true }),
+      [{}, { isCausal: true, needWeights: false }, { averageAttnWeights: false }, { returnIntermediates: true }],
+    ),
+  'prepared sa': (attn) =>
+    prepared(
+      attn,
+      saArgs({ seed: 112, seqLen: 10, dModel: 8, dK: 6, bias: true }),
+      [{}, { isCausal: true }, { needWeights: false }],
+      SA_LAYER_KEYS,
+      'createSelfAttention',
+    ),
   // decoder features
-  'gqa rope half-split alibi window': mha({ seed: 113, batch: 2, tgtLen: 21, embedDim: 24, numHeads: 6, numKvHeads: 2,
-    rope: true, alibi: true, slidingWindow: 4, isCausal: true, positionOffset: 3, separateBias: true, outBias: true }),
-  'gqa rope half-split alibi window fused': mha({ seed: 113, batch: 2, tgtLen: 21, embedDim: 24, numHeads: 6,
-    numKvHeads: 2, rope: true, alibi: true, slidingWindow: 4, isCausal: true, positionOffset: 3, needWeights: false }),
-  'mqa rope interleaved partial alibi slopes': mha({ seed: 114, tgtLen: 9, srcLen: 14, embedDim: 16, numHeads: 4,
-    numKvHeads: 1, headDim: 6, rope: { dim: 4, interleaved: true, base: 500 }, positionOffset: 5, isCausal: true,
-    alibi: new Float32Array([0.5, -0.25, 0, 1]), averageAttnWeights: false }),
-  'rope partial half-split window not causal': mha({ seed: 115, tgtLen: 30, embedDim: 16, numHeads: 2, headDim: 10,
-    rope: { dim: 6 }, slidingWindow: 7, attnMask: 'bool2d', needWeights: false }),
+  'gqa rope half-split alibi window': mha({
+    seed: 113,
+    batch: 2,
+    tgtLen: 21,
+    embedDim: 24,
+    numHeads: 6,
+    numKvHeads: 2,
+    rope: true,
+    alibi: true,
+    slidingWindow: 4,
+    isCausal: true,
+    positionOffset: 3,
+    separateBias: true,
+    outBias: true,
+  }),
+  'gqa rope half-split alibi window fused': mha({
+    seed: 113,
+    batch: 2,
+    tgtLen: 21,
+    embedDim: 24,
+    numHeads: 6,
+    numKvHeads: 2,
+    rope: true,
+    alibi: true,
+    slidingWindow: 4,
+    isCausal: true,
+    positionOffset: 3,
+    needWeights: false,
+  }),
+  'mqa rope interleaved partial alibi slopes': mha({
+    seed: 114,
+    tgtLen: 9,
+    srcLen: 14,
+    embedDim: 16,
+    numHeads: 4,
+    numKvHeads: 1,
+    headDim: 6,
+    rope: { dim: 4, interleaved: true, base: 500 },
+    positionOffset: 5,
+    isCausal: true,
+    alibi: new Float32Array([0.5, -0.25, 0, 1]),
+    averageAttnWeights: false,
+  }),
+  'rope partial half-split window not causal': mha({
+    seed: 115,
+    tgtLen: 30,
+    embedDim: 16,
+    numHeads: 2,
+    headDim: 10,
+    rope: { dim: 6 },
+    slidingWindow: 7,
+    attnMask: 'bool2d',
+    needWeights: false,
+  }),
   // a KV cache: prefill, then decode steps (grouped heads stacked in one block), some with weights
-  'kv cache prefill decode gqa': kvCache({ seed: 116, batch: 2, embedDim: 32, numHeads: 8, numKvHeads: 2, rope: true,
-    alibi: true, slidingWindow: 9 }, [13, 1, 1, 4, 1], [0, 2]),
-  'kv cache prefill decode mha': kvCache({ seed: 117, embedDim: 16, numHeads: 4, bias: true, outBias: true },
-    [20, 1, 3, 1], [1]),
+  'kv cache prefill decode gqa': kvCache(
+    { seed: 116, batch: 2, embedDim: 32, numHeads: 8, numKvHeads: 2, rope: true, alibi: true, slidingWindow: 9 },
+    [13, 1, 1, 4, 1],
+    [0, 2],
+  ),
+  'kv cache prefill decode mha': kvCache(
+    { seed: 117, embedDim: 16, numHeads: 4, bias: true, outBias: true },
+    [20, 1, 3, 1],
+    [1],
+  ),
   // the fused path over two key tiles, with and without a window; the one-head-at-a-time plan
-  'fused 600 keys': mha({ seed: 118, tgtLen: 40, srcLen: 600, embedDim: 8, numHeads: 2, needWeights: false,
-    keyPaddingMask: 'bool' }),
-  'fused 300 causal window alibi': mha({ seed: 119, tgtLen: 300, embedDim: 16, numHeads: 2, numKvHeads: 1,
-    slidingWindow: 40, isCausal: true, rope: true, alibi: true, needWeights: false }),
+  'fused 600 keys': mha({
+    seed: 118,
+    tgtLen: 40,
+    srcLen: 600,
+    embedDim: 8,
+    numHeads: 2,
+    needWeights: false,
+    keyPaddingMask: 'bool',
+  }),
+  'fused 300 causal window alibi': mha({
+    seed: 119,
+    tgtLen: 300,
+    embedDim: 16,
+    numHeads: 2,
+    numKvHeads: 1,
+    slidingWindow: 40,
+    isCausal: true,
+    rope: true,
+    alibi: true,
+    needWeights: false,
+  }),
   'weights 300 keys': mha({ seed: 120, tgtLen: 33, srcLen: 300, embedDim: 8, numHeads: 2, attnMask: 'float2d' }),
-  'one head at a time fused': mha({ seed: 121, tgtLen: 40, srcLen: 2100, embedDim: 64, numHeads: 2, headDim: 256,
-    needWeights: false, isCausal: true, positionOffset: 2060 }),
-  'one head at a time weights': mha({ seed: 122, tgtLen: 40, srcLen: 2100, embedDim: 64, numHeads: 2, headDim: 256,
-    averageAttnWeights: false, slidingWindow: 600, positionOffset: 2060 }),
+  'one head at a time fused': mha({
+    seed: 121,
+    tgtLen: 40,
+    srcLen: 2100,
+    embedDim: 64,
+    numHeads: 2,
+    headDim: 256,
+    needWeights: false,
+    isCausal: true,
+    positionOffset: 2060,
+  }),
+  'one head at a time weights': mha({
+    seed: 122,
+    tgtLen: 40,
+    srcLen: 2100,
+    embedDim: 64,
+    numHeads: 2,
+    headDim: 256,
+    averageAttnWeights: false,
+    slidingWindow: 600,
+    positionOffset: 2060,
+  }),
   // one-shot calls of 3 and 4 tokens read their weights in place (embedDim ≥ 512)
-  'borrowed 4 tokens': mha({ seed: 123, tgtLen: 4, embedDim: 512, numHeads: 8, bias: true, outBias: true,
-    isCausal: true }),
+  'borrowed 4 tokens': mha({
+    seed: 123,
+    tgtLen: 4,
+    embedDim: 512,
+    numHeads: 8,
+    bias: true,
+    outBias: true,
+    isCausal: true,
+  }),
   'borrowed 3 tokens no weights': mha({ seed: 124, tgtLen: 3, embedDim: 512, numHeads: 4, needWeights: false }),
   'borrowed sa 4 tokens': sa({ seed: 125, seqLen: 4, dModel: 512, dK: 64, bias: true }),
   // NaN and ±Inf: in values (both paths, one and two key tiles), in a query
@@ -155,29 +367,60 @@ const CASES = {
     return arrays(attn.multiHeadAttention(a));
   },
   'nan inf values fused 300 keys': (attn) => {
-    const a = mhaArgs({ seed: 127, tgtLen: 40, srcLen: 300, embedDim: 4, numHeads: 2, needWeights: false,
-      attnMask: 'bool2d' });
+    const a = mhaArgs({
+      seed: 127,
+      tgtLen: 40,
+      srcLen: 300,
+      embedDim: 4,
+      numHeads: 2,
+      needWeights: false,
+      attnMask: 'bool2d',
+    });
     a.value = poisoned(poisoned(a.value, 280 * 4, NaN), 17 * 4 + 1, -Infinity);
     return arrays(attn.multiHeadAttention(a));
   },
   'nan query': (attn) => {
     const a = mhaArgs({ seed: 128, batch: 2, tgtLen: 5, srcLen: 6, embedDim: 8, numHeads: 2, bias: true });
     a.query = poisoned(a.query, (5 + 3) * 8 + 2, NaN);
-    return { ...arrays(attn.multiHeadAttention(a), 'weights.'),
-      ...arrays(attn.multiHeadAttention({ ...a, needWeights: false }), 'fused.') };
+    return {
+      ...arrays(attn.multiHeadAttention(a), 'weights.'),
+      ...arrays(attn.multiHeadAttention({ ...a, needWeights: false }), 'fused.'),
+    };
   },
   // large enough to run on every thread: row blocks, head rows kept apart, column-split projections
-  'parallel batch 2 x 128': mha({ seed: 129, batch: 2, tgtLen: 128, embedDim: 64, numHeads: 4, bias: true,
-    outBias: true, isCausal: true }),
-  'parallel fused 200': mha({ seed: 130, tgtLen: 200, embedDim: 64, numHeads: 4, numKvHeads: 2, needWeights: false,
-    rope: true }),
+  'parallel batch 2 x 128': mha({
+    seed: 129,
+    batch: 2,
+    tgtLen: 128,
+    embedDim: 64,
+    numHeads: 4,
+    bias: true,
+    outBias: true,
+    isCausal: true,
+  }),
+  'parallel fused 200': mha({
+    seed: 130,
+    tgtLen: 200,
+    embedDim: 64,
+    numHeads: 4,
+    numKvHeads: 2,
+    needWeights: false,
+    rope: true,
+  }),
   'parallel averaged head rows': mha({ seed: 131, tgtLen: 8, srcLen: 512, embedDim: 128, numHeads: 8 }),
-  'parallel prepared decode step': (attn) => prepared(attn, mhaArgs({ seed: 132, tgtLen: 2, srcLen: 700,
-    embedDim: 256, numHeads: 8, numKvHeads: 4, outBias: true }), [{}, { needWeights: false }]),
+  'parallel prepared decode step': (attn) =>
+    prepared(
+      attn,
+      mhaArgs({ seed: 132, tgtLen: 2, srcLen: 700, embedDim: 256, numHeads: 8, numKvHeads: 4, outBias: true }),
+      [{}, { needWeights: false }],
+    ),
 };
 
 function sha256(a) {
-  return crypto.createHash('sha256').update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength))
+    .digest('hex');
 }
 
 /** { case: { array: sha256 } } of every case on one build at one thread count. */
@@ -189,7 +432,9 @@ async function hashBuild(createAttention, build, threads) {
     const info = attn.info;
     const isa = build.includes('relaxed') ? 'relaxed' : build.includes('scalar') ? 'scalar' : 'simd';
     if (file !== threads || info.relaxedSimd !== (isa === 'relaxed') || info.simd !== (isa !== 'scalar')) {
-      throw new Error(`${build} at ${threads} threads: the engine started is ${JSON.stringify(info)} (threads ${file})`);
+      throw new Error(
+        `${build} at ${threads} threads: the engine started is ${JSON.stringify(info)} (threads ${file})`,
+      );
     }
     const hashes = {};
     for (const [name, run] of Object.entries(CASES)) {

@@ -15,17 +15,22 @@ test('the fixture holds every build, thread count and case', () => {
   for (const hashes of Object.values(RECORDED)) expect(Object.keys(hashes).sort()).toEqual(Object.keys(CASES).sort());
 });
 
-test.each(RUNS)('%s at %i thread(s): every array of every case has its recorded bits', (build, threads) => {
-  const want = RECORDED[`${build} threads ${threads}`];
-  const got = runBuild(build, threads);
-  const differ = [];
-  for (const [name, arrays] of Object.entries(want)) {
-    for (const [array, hash] of Object.entries(arrays)) {
-      if (got[name]?.[array] !== hash) differ.push(`${build} threads ${threads}: case '${name}' ${array}`);
+test.each(RUNS)(
+  '%s at %i thread(s): every array of every case has its recorded bits',
+  (build, threads) => {
+    const want = RECORDED[`${build} threads ${threads}`];
+    const got = runBuild(build, threads);
+    const differ = [];
+    for (const [name, arrays] of Object.entries(want)) {
+      for (const [array, hash] of Object.entries(arrays)) {
+        if (got[name]?.[array] !== hash) differ.push(`${build} threads ${threads}: case '${name}' ${array}`);
+      }
+      for (const array of Object.keys(got[name] ?? {})) {
+        if (!(array in arrays))
+          differ.push(`${build} threads ${threads}: case '${name}' returns ${array}, not recorded`);
+      }
     }
-    for (const array of Object.keys(got[name] ?? {})) {
-      if (!(array in arrays)) differ.push(`${build} threads ${threads}: case '${name}' returns ${array}, not recorded`);
-    }
-  }
-  expect(differ).toEqual([]);
-}, 200000);
+    expect(differ).toEqual([]);
+  },
+  200000,
+);

@@ -38,7 +38,10 @@ function weight(rng, rows, inDim) {
 function saArgs(o) {
   const rng = ref.mulberry32(o.seed ?? 1);
   const batch = o.batch ?? 1;
-  const L = o.seqLen, D = o.dModel, dK = o.dK, dV = o.dV ?? o.dK;
+  const L = o.seqLen,
+    D = o.dModel,
+    dK = o.dK,
+    dV = o.dV ?? o.dK;
   const a = {
     x: ref.randomArray(rng, batch * L * D),
     seqLen: L,
@@ -80,11 +83,16 @@ function saArgs(o) {
 function mhaArgs(o) {
   const rng = ref.mulberry32(o.seed ?? 1);
   const batch = o.batch ?? 1;
-  const E = o.embedDim, H = o.numHeads;
-  const L = o.tgtLen, S = o.srcLen ?? o.tgtLen;
-  const kdim = o.kdim ?? E, vdim = o.vdim ?? E;
+  const E = o.embedDim,
+    H = o.numHeads;
+  const L = o.tgtLen,
+    S = o.srcLen ?? o.tgtLen;
+  const kdim = o.kdim ?? E,
+    vdim = o.vdim ?? E;
   const decoder = o.numKvHeads !== undefined || o.headDim !== undefined;
-  const hd = o.headDim ?? E / H, qw = H * hd, kvw = (o.numKvHeads ?? H) * hd;
+  const hd = o.headDim ?? E / H,
+    qw = H * hd,
+    kvw = (o.numKvHeads ?? H) * hd;
   const separate = o.separate || kdim !== E || vdim !== E || decoder;
   const cross = o.cross || S !== L || kdim !== E || vdim !== E;
   const a = { query: ref.randomArray(rng, batch * L * E), embedDim: E, numHeads: H };
@@ -156,13 +164,16 @@ function caseName(o) {
 
 /** Dims of selfAttention's results. */
 function saDims(args) {
-  const batch = args.batch ?? 1, L = args.seqLen;
+  const batch = args.batch ?? 1,
+    L = args.seqLen;
   return { output: [batch, L, args.wv.length / args.dModel], weights: [batch, L, L] };
 }
 
 /** Dims of multiHeadAttention's results. */
 function mhaDims(args) {
-  const E = args.embedDim, H = args.numHeads, batch = args.batch ?? 1;
+  const E = args.embedDim,
+    H = args.numHeads,
+    batch = args.batch ?? 1;
   const kdim = args.kdim ?? E;
   const key = args.key ?? args.query;
   const L = args.tgtLen ?? args.query.length / (batch * E);
@@ -205,7 +216,8 @@ function checkResult(got, want, dims, label) {
 function checkRowSums(got, want, dims, label) {
   const S = dims[dims.length - 1];
   for (let r = 0; r < got.length / S; r++) {
-    let gs = 0, ws = 0;
+    let gs = 0,
+      ws = 0;
     for (let j = 0; j < S; j++) {
       gs += got[r * S + j];
       ws += want[r * S + j];

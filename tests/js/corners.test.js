@@ -4,13 +4,21 @@
 // wraps silently, and the engine keeps its heap and its results.
 const { createAttention, readSafetensors, attentionArgsFromStateDict } = require('wasm-attention');
 
-const E = 8, H = 4, HKV = 2, HD = 2;
+const E = 8,
+  H = 4,
+  HKV = 2,
+  HD = 2;
 let attn;
 let seed = 7;
-const random = (n) => Float32Array.from({ length: n }, () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5));
+const random = (n) => Float32Array.from({ length: n }, () => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5);
 const GQA = {
-  embedDim: E, numHeads: H, numKvHeads: HKV, headDim: HD,
-  qProjWeight: random(H * HD * E), kProjWeight: random(HKV * HD * E), vProjWeight: random(HKV * HD * E),
+  embedDim: E,
+  numHeads: H,
+  numKvHeads: HKV,
+  headDim: HD,
+  qProjWeight: random(H * HD * E),
+  kProjWeight: random(HKV * HD * E),
+  vProjWeight: random(HKV * HD * E),
   outProjWeight: random(E * H * HD),
 };
 const bits = (a) => (a === null ? null : Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length)));
@@ -37,22 +45,32 @@ describe('a forgotten numKvHeads is named', () => {
   test('separate projections sized for 2 K/V heads without numKvHeads: the RangeError names numKvHeads', () => {
     const { numKvHeads, ...forgot } = GQA;
     expect(numKvHeads).toBe(HKV);
-    expectThrows(() => attn.createMultiHeadAttention(forgot), RangeError,
-      /numKvHeads must be given for a kProjWeight of 2 K\/V heads .*numKvHeads: 2, got nothing/);
+    expectThrows(
+      () => attn.createMultiHeadAttention(forgot),
+      RangeError,
+      /numKvHeads must be given for a kProjWeight of 2 K\/V heads .*numKvHeads: 2, got nothing/,
+    );
   });
 
   test('without headDim either (512 = 8 × 64 with 2 K/V heads), the hint still names numKvHeads', () => {
     const args = {
-      embedDim: 64, numHeads: 8, qProjWeight: new Float32Array(64 * 64), kProjWeight: new Float32Array(16 * 64),
-      vProjWeight: new Float32Array(16 * 64), outProjWeight: new Float32Array(64 * 64),
+      embedDim: 64,
+      numHeads: 8,
+      qProjWeight: new Float32Array(64 * 64),
+      kProjWeight: new Float32Array(16 * 64),
+      vProjWeight: new Float32Array(16 * 64),
+      outProjWeight: new Float32Array(64 * 64),
     };
     expectThrows(() => attn.createMultiHeadAttention(args), RangeError, /numKvHeads .* 2 K\/V heads/);
   });
 
   test('a kProjWeight that fits no K/V head count keeps the plain length error', () => {
     const { numKvHeads, ...forgot } = GQA;
-    expectThrows(() => attn.createMultiHeadAttention({ ...forgot, kProjWeight: new Float32Array(5) }), RangeError,
-      /kProjWeight must be of length/);
+    expectThrows(
+      () => attn.createMultiHeadAttention({ ...forgot, kProjWeight: new Float32Array(5) }),
+      RangeError,
+      /kProjWeight must be of length/,
+    );
   });
 });
 
@@ -61,8 +79,10 @@ describe('tensor objects { data, shape } (what readSafetensors returns) stand fo
     const wrap = (t, shape) => ({ dtype: 'F32', shape, data: t });
     const objects = {
       ...GQA,
-      qProjWeight: wrap(GQA.qProjWeight, [H * HD, E]), kProjWeight: wrap(GQA.kProjWeight, [HKV * HD, E]),
-      vProjWeight: { data: GQA.vProjWeight }, outProjWeight: wrap(GQA.outProjWeight, [E, H * HD]),
+      qProjWeight: wrap(GQA.qProjWeight, [H * HD, E]),
+      kProjWeight: wrap(GQA.kProjWeight, [HKV * HD, E]),
+      vProjWeight: { data: GQA.vProjWeight },
+      outProjWeight: wrap(GQA.outProjWeight, [E, H * HD]),
     };
     const query = random(3 * E);
     const plain = attn.multiHeadAttention({ ...GQA, query });
@@ -72,18 +92,32 @@ describe('tensor objects { data, shape } (what readSafetensors returns) stand fo
   });
 
   test('a shape that does not hold the data is a RangeError naming the argument and shape', () => {
-    expectThrows(() => attn.multiHeadAttention({ ...GQA, query: { data: random(3 * E), shape: [1, 4, E] } }), RangeError,
-      /query\.shape must be a list of non-negative integers whose product is the length of its data, got \[1, 4, 8\] for data of length 24/);
-    expectThrows(() => attn.multiHeadAttention({ ...GQA, query: { data: random(16), shape: [-4, -4] } }), RangeError, /query\.shape/);
+    expectThrows(
+      () => attn.multiHeadAttention({ ...GQA, query: { data: random(3 * E), shape: [1, 4, E] } }),
+      RangeError,
+      /query\.shape must be a list of non-negative integers whose product is the length of its data, got \[1, 4, 8\] for data of length 24/,
+    );
+    expectThrows(
+      () => attn.multiHeadAttention({ ...GQA, query: { data: random(16), shape: [-4, -4] } }),
+      RangeError,
+      /query\.shape/,
+    );
   });
 
   test('integer data (an I32 tensor) is a TypeError that says what the object held', () => {
-    expectThrows(() => attn.multiHeadAttention({ ...GQA, query: { dtype: 'I32', shape: [3, E], data: new Int32Array(3 * E) } }), TypeError,
-      /query must be a Float32Array, Float64Array or number\[\] \(or a tensor object \{ data, shape \} of one\), got a tensor object of dtype I32 whose data is an Int32Array of length 24/);
+    expectThrows(
+      () => attn.multiHeadAttention({ ...GQA, query: { dtype: 'I32', shape: [3, E], data: new Int32Array(3 * E) } }),
+      TypeError,
+      /query must be a Float32Array, Float64Array or number\[\] \(or a tensor object \{ data, shape \} of one\), got a tensor object of dtype I32 whose data is an Int32Array of length 24/,
+    );
   });
 
   test('an object without data is still refused as an object', () => {
-    expectThrows(() => attn.multiHeadAttention({ ...GQA, query: { shape: [3, E] } }), TypeError, /query must be .*got an object/);
+    expectThrows(
+      () => attn.multiHeadAttention({ ...GQA, query: { shape: [3, E] } }),
+      TypeError,
+      /query must be .*got an object/,
+    );
   });
 });
 
@@ -91,9 +125,17 @@ describe('sizes that would wrap in a 32-bit slot', () => {
   test('createKvCache with batch 2^32 or 2^32 + 1 is a RangeError naming batch; 2^31 is too large for memory', () => {
     const layer = attn.createMultiHeadAttention(GQA);
     for (const batch of [2 ** 32, 2 ** 32 + 1]) {
-      expectThrows(() => layer.createKvCache({ maxLength: 8, batch }), RangeError, /createKvCache: batch must be at most 2\^31/);
+      expectThrows(
+        () => layer.createKvCache({ maxLength: 8, batch }),
+        RangeError,
+        /createKvCache: batch must be at most 2\^31/,
+      );
     }
-    expectThrows(() => layer.createKvCache({ maxLength: 8, batch: 2 ** 31 }), RangeError, /too large for WebAssembly memory/);
+    expectThrows(
+      () => layer.createKvCache({ maxLength: 8, batch: 2 ** 31 }),
+      RangeError,
+      /too large for WebAssembly memory/,
+    );
     layer.dispose();
   });
 
@@ -112,12 +154,37 @@ describe('sizes that would wrap in a 32-bit slot', () => {
 describe("a forward repeating a layer's setting must agree with it", () => {
   const query = random(4 * E);
   test.each([
-    ['slidingWindow 1 on a layer without a window', {}, { slidingWindow: 1 }, /slidingWindow must be absent \(no window\) as when the layer was created .*got 1/],
-    ['slidingWindow 2 on a layer of window 3', { slidingWindow: 3 }, { slidingWindow: 2 }, /slidingWindow must be 3 as when the layer was created/],
-    ['rope on a layer without RoPE', {}, { rope: true }, /rope must be absent \(no RoPE\) as when the layer was created/],
-    ['another rope base', { rope: true }, { rope: { base: 500 } }, /rope must be \{ dim: 2, base: 10000, interleaved: false \} as when the layer was created .*got \{ dim: 2, base: 500/],
+    [
+      'slidingWindow 1 on a layer without a window',
+      {},
+      { slidingWindow: 1 },
+      /slidingWindow must be absent \(no window\) as when the layer was created .*got 1/,
+    ],
+    [
+      'slidingWindow 2 on a layer of window 3',
+      { slidingWindow: 3 },
+      { slidingWindow: 2 },
+      /slidingWindow must be 3 as when the layer was created/,
+    ],
+    [
+      'rope on a layer without RoPE',
+      {},
+      { rope: true },
+      /rope must be absent \(no RoPE\) as when the layer was created/,
+    ],
+    [
+      'another rope base',
+      { rope: true },
+      { rope: { base: 500 } },
+      /rope must be \{ dim: 2, base: 10000, interleaved: false \} as when the layer was created .*got \{ dim: 2, base: 500/,
+    ],
     ['alibi on a layer without ALiBi', {}, { alibi: true }, /alibi must be absent \(no ALiBi\)/],
-    ['other ALiBi slopes', { alibi: true }, { alibi: new Float32Array([1, 2, 3, 4]) }, /alibi must be true \(the paper's slopes\)/],
+    [
+      'other ALiBi slopes',
+      { alibi: true },
+      { alibi: new Float32Array([1, 2, 3, 4]) },
+      /alibi must be true \(the paper's slopes\)/,
+    ],
   ])('%s is a RangeError', (_, made, repeated, re) => {
     const layer = attn.createMultiHeadAttention({ ...GQA, ...made });
     expectThrows(() => layer.forward({ query, ...repeated }), RangeError, re);
@@ -128,7 +195,13 @@ describe("a forward repeating a layer's setting must agree with it", () => {
     const made = { ...GQA, slidingWindow: 3, rope: { base: 500 }, alibi: new Float32Array([0.5, 0.25, 0.125, 0.0625]) };
     const layer = attn.createMultiHeadAttention(made);
     const plain = layer.forward({ query, isCausal: true });
-    const repeated = layer.forward({ ...made, query, isCausal: true, rope: { base: 500, dim: HD }, alibi: [0.5, 0.25, 0.125, 0.0625] });
+    const repeated = layer.forward({
+      ...made,
+      query,
+      isCausal: true,
+      rope: { base: 500, dim: HD },
+      alibi: [0.5, 0.25, 0.125, 0.0625],
+    });
     expect(bits(repeated.output)).toEqual(bits(plain.output));
     layer.dispose();
   });
@@ -158,7 +231,10 @@ describe('element getters run before the cache length is read', () => {
     const cache = layer.createKvCache({ maxLength: 16 });
     layer.forward({ query: random(2 * E), cache, isCausal: true });
     const mask = [false, false, false, false];
-    Object.defineProperty(mask, 1, { get: () => (layer.forward({ query: random(E), cache, isCausal: true }), false), enumerable: true });
+    Object.defineProperty(mask, 1, {
+      get: () => (layer.forward({ query: random(E), cache, isCausal: true }), false),
+      enumerable: true,
+    });
     // The nested step appends one token first: the cache then holds 3, and this call's 1 token makes 4.
     const got = layer.forward({ query: random(E), cache, isCausal: true, keyPaddingMask: mask });
     expect(got.weights.length).toBe(4);
@@ -173,24 +249,49 @@ describe('small corners', () => {
     const { output } = layer.forward({ query: random(3 * E) });
     expect(output.every(Number.isFinite)).toBe(true);
     layer.dispose();
-    expectThrows(() => attn.createMultiHeadAttention({ ...GQA, rope: { base: 0 } }), RangeError, /rope\.base must be a positive number/);
-    expectThrows(() => attn.createMultiHeadAttention({ ...GQA, rope: { base: Infinity } }), RangeError, /rope\.base must be a finite number/);
+    expectThrows(
+      () => attn.createMultiHeadAttention({ ...GQA, rope: { base: 0 } }),
+      RangeError,
+      /rope\.base must be a positive number/,
+    );
+    expectThrows(
+      () => attn.createMultiHeadAttention({ ...GQA, rope: { base: Infinity } }),
+      RangeError,
+      /rope\.base must be a finite number/,
+    );
   });
 
   test('createKvCache on a disposed layer names createKvCache, not forward', () => {
     const layer = attn.createMultiHeadAttention(GQA);
     layer.dispose();
-    expectThrows(() => layer.createKvCache({ maxLength: 4 }), Error, /^createMultiHeadAttention\(\)\.createKvCache: this layer was disposed/);
+    expectThrows(
+      () => layer.createKvCache({ maxLength: 4 }),
+      Error,
+      /^createMultiHeadAttention\(\)\.createKvCache: this layer was disposed/,
+    );
   });
 });
 
 describe('attentionArgsFromStateDict checks every dimension of a shape', () => {
   const w = new Float32Array(16);
-  const dict = (shape) => ({ 'q_proj.weight': { data: w, shape }, 'k_proj.weight': w, 'v_proj.weight': w, 'o_proj.weight': w });
+  const dict = (shape) => ({
+    'q_proj.weight': { data: w, shape },
+    'k_proj.weight': w,
+    'v_proj.weight': w,
+    'o_proj.weight': w,
+  });
   test.each([
-    [[-4, -4], RangeError, /"q_proj.weight" must have a shape \[out, in\] matching its 16 values, got shape \[-4,-4\] \(each dimension must be a non-negative integer\)/],
+    [
+      [-4, -4],
+      RangeError,
+      /"q_proj.weight" must have a shape \[out, in\] matching its 16 values, got shape \[-4,-4\] \(each dimension must be a non-negative integer\)/,
+    ],
     [[4.5, 32 / 9], RangeError, /got shape \[4.5,3.5/],
-    [['4', '4'], TypeError, /"q_proj.weight" must have a shape \[out, in\] matching its 16 values \(dimensions are numbers\), got shape \[the string "4", the string "4"\]/],
+    [
+      ['4', '4'],
+      TypeError,
+      /"q_proj.weight" must have a shape \[out, in\] matching its 16 values \(dimensions are numbers\), got shape \[the string "4", the string "4"\]/,
+    ],
     [[4n, 4n], TypeError, /got shape \[bigint 4, bigint 4\]/],
   ])('shape %p', (shape, Cls, re) => {
     let error;
@@ -223,12 +324,17 @@ describe('readSafetensors: deep nesting and repeated names are named', () => {
     ['data_offsets', `{"t":{"dtype":"F32","shape":[1],"data_offsets":${deep(20000)}}}`],
     ['a metadata value', `{"__metadata__":{"k":${deep(20000)}}}`],
   ])('nested 20,000 deep in %s: a RangeError naming the malformed file', (_, header) => {
-    expect(() => readSafetensors(file(header, new Uint8Array(4)))).toThrow(/^readSafetensors: malformed \.safetensors file: /);
+    expect(() => readSafetensors(file(header, new Uint8Array(4)))).toThrow(
+      /^readSafetensors: malformed \.safetensors file: /,
+    );
   });
 
   test('a tensor named twice is refused by name (JSON would keep the last silently)', () => {
-    const header = '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}, "a" :{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}';
-    expect(() => readSafetensors(file(header, new Uint8Array(8)))).toThrow(/malformed \.safetensors file: the header names "a" more than once/);
+    const header =
+      '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}, "a" :{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}';
+    expect(() => readSafetensors(file(header, new Uint8Array(8)))).toThrow(
+      /malformed \.safetensors file: the header names "a" more than once/,
+    );
   });
 
   test('equal keys at different depths and escaped quotes are not repeats', () => {

@@ -8,11 +8,30 @@ const { useEngines } = require('./engines');
 
 const engines = useEngines();
 
-const LAYER_KEYS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight',
-  'inProjBias', 'outProjWeight', 'outProjBias', 'numKvHeads', 'headDim', 'qProjBias', 'kProjBias', 'vProjBias', 'rope',
-  'alibi', 'slidingWindow'];
+const LAYER_KEYS = [
+  'embedDim',
+  'numHeads',
+  'kdim',
+  'vdim',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+  'numKvHeads',
+  'headDim',
+  'qProjBias',
+  'kProjBias',
+  'vProjBias',
+  'rope',
+  'alibi',
+  'slidingWindow',
+];
 const split = (a) => {
-  const layer = {}, inputs = {};
+  const layer = {},
+    inputs = {};
   for (const [k, v] of Object.entries(a)) (LAYER_KEYS.includes(k) ? layer : inputs)[k] = v;
   return { layer, inputs };
 };
@@ -22,7 +41,8 @@ const bitsEqual = (a, b, label) => {
     expect(a).toBe(b);
     return;
   }
-  const x = new Uint32Array(a.buffer, a.byteOffset, a.length), y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  const x = new Uint32Array(a.buffer, a.byteOffset, a.length),
+    y = new Uint32Array(b.buffer, b.byteOffset, b.length);
   expect(x.length).toBe(y.length);
   for (let i = 0; i < x.length; i++) {
     if (x[i] !== y[i]) throw new Error(`${label}: first differing bits at index ${i}: ${a[i]} vs ${b[i]}`);
@@ -32,29 +52,90 @@ const bitsEqual = (a, b, label) => {
 // Each case runs with weights (whole score rows) and without (the fused, tiled path).
 const CASES = [
   { seed: 1, tgtLen: 7, embedDim: 16, numHeads: 4, numKvHeads: 2, isCausal: true },
-  { seed: 2, batch: 2, tgtLen: 9, srcLen: 5, embedDim: 12, numHeads: 6, numKvHeads: 3, separateBias: true,
-    averageAttnWeights: false, keyPaddingMask: 'bool' },
+  {
+    seed: 2,
+    batch: 2,
+    tgtLen: 9,
+    srcLen: 5,
+    embedDim: 12,
+    numHeads: 6,
+    numKvHeads: 3,
+    separateBias: true,
+    averageAttnWeights: false,
+    keyPaddingMask: 'bool',
+  },
   { seed: 3, tgtLen: 5, embedDim: 8, numHeads: 4, numKvHeads: 1, bias: true, outBias: true, attnMask: 'float2d' },
   { seed: 4, tgtLen: 6, embedDim: 12, numHeads: 4, headDim: 5, numKvHeads: 2, isCausal: true, separateBias: true },
-  { seed: 5, batch: 2, tgtLen: 4, srcLen: 11, embedDim: 10, kdim: 6, vdim: 7, numHeads: 2, headDim: 8, cross: true,
-    attnMask: 'bool3d' },
+  {
+    seed: 5,
+    batch: 2,
+    tgtLen: 4,
+    srcLen: 11,
+    embedDim: 10,
+    kdim: 6,
+    vdim: 7,
+    numHeads: 2,
+    headDim: 8,
+    cross: true,
+    attnMask: 'bool3d',
+  },
   { seed: 6, tgtLen: 5, srcLen: 12, embedDim: 8, numHeads: 2, positionOffset: 7, isCausal: true },
   { seed: 7, tgtLen: 20, embedDim: 8, numHeads: 2, slidingWindow: 4, isCausal: true },
   { seed: 8, tgtLen: 13, embedDim: 8, numHeads: 2, slidingWindow: 3 },
   { seed: 9, tgtLen: 9, embedDim: 12, numHeads: 3, alibi: true, isCausal: true },
   { seed: 10, tgtLen: 9, embedDim: 24, numHeads: 6, numKvHeads: 2, alibi: true, keyPaddingMask: 'float' },
   { seed: 11, tgtLen: 8, embedDim: 16, numHeads: 8, alibi: new Float32Array([0.5, 0.25, -0.1, 0, 1, 2, 0.125, 0.3]) },
-  { seed: 12, tgtLen: 6, srcLen: 14, embedDim: 16, numHeads: 2, positionOffset: 8, slidingWindow: 5, isCausal: true,
-    alibi: true, attnMask: 'bool2d' },
+  {
+    seed: 12,
+    tgtLen: 6,
+    srcLen: 14,
+    embedDim: 16,
+    numHeads: 2,
+    positionOffset: 8,
+    slidingWindow: 5,
+    isCausal: true,
+    alibi: true,
+    attnMask: 'bool2d',
+  },
   { seed: 13, tgtLen: 7, embedDim: 16, numHeads: 2, rope: true, isCausal: true },
   { seed: 14, tgtLen: 7, embedDim: 16, numHeads: 2, rope: { interleaved: true }, bias: true },
-  { seed: 15, tgtLen: 6, srcLen: 10, embedDim: 24, numHeads: 2, numKvHeads: 1, rope: { dim: 6, base: 500 },
-    positionOffset: 4, isCausal: true, separateBias: true },
-  { seed: 16, batch: 2, tgtLen: 5, embedDim: 16, numHeads: 4, headDim: 6, numKvHeads: 2,
-    rope: { dim: 4, interleaved: true, base: 10000.5 }, positionOffset: 1000000, alibi: true, slidingWindow: 3 },
+  {
+    seed: 15,
+    tgtLen: 6,
+    srcLen: 10,
+    embedDim: 24,
+    numHeads: 2,
+    numKvHeads: 1,
+    rope: { dim: 6, base: 500 },
+    positionOffset: 4,
+    isCausal: true,
+    separateBias: true,
+  },
+  {
+    seed: 16,
+    batch: 2,
+    tgtLen: 5,
+    embedDim: 16,
+    numHeads: 4,
+    headDim: 6,
+    numKvHeads: 2,
+    rope: { dim: 4, interleaved: true, base: 10000.5 },
+    positionOffset: 1000000,
+    alibi: true,
+    slidingWindow: 3,
+  },
   // many rows and keys: row blocks of 32, key tiles of 256, window tiles skipped
-  { seed: 17, tgtLen: 300, embedDim: 16, numHeads: 2, numKvHeads: 1, slidingWindow: 40, isCausal: true, rope: true,
-    alibi: true },
+  {
+    seed: 17,
+    tgtLen: 300,
+    embedDim: 16,
+    numHeads: 2,
+    numKvHeads: 1,
+    slidingWindow: 40,
+    isCausal: true,
+    rope: true,
+    alibi: true,
+  },
   { seed: 18, tgtLen: 70, srcLen: 600, embedDim: 8, numHeads: 2, positionOffset: 500, slidingWindow: 37 },
 ];
 
@@ -79,7 +160,8 @@ describe('properties', () => {
     for (const o of [CASES[16], { ...CASES[3], tgtLen: 96, embedDim: 64 }, CASES[17]]) {
       for (const needWeights of [true, false]) {
         const args = mhaArgs({ ...o, needWeights });
-        const one = engines[1].multiHeadAttention(args), two = engines[2].multiHeadAttention(args);
+        const one = engines[1].multiHeadAttention(args),
+          two = engines[2].multiHeadAttention(args);
         bitsEqual(one.output, two.output, `${caseName(o)} output`);
         bitsEqual(one.weights, two.weights, `${caseName(o)} weights`);
       }
@@ -89,8 +171,18 @@ describe('properties', () => {
   test('numKvHeads = numHeads (and headDim = embedDim / numHeads) equals v1 attention bit for bit', () => {
     const attn = engines[1];
     for (const needWeights of [true, false]) {
-      const v1 = mhaArgs({ seed: 30, batch: 2, tgtLen: 40, embedDim: 32, numHeads: 4, separate: true, bias: true,
-        outBias: true, isCausal: true, needWeights });
+      const v1 = mhaArgs({
+        seed: 30,
+        batch: 2,
+        tgtLen: 40,
+        embedDim: 32,
+        numHeads: 4,
+        separate: true,
+        bias: true,
+        outBias: true,
+        isCausal: true,
+        needWeights,
+      });
       const want = attn.multiHeadAttention(v1);
       for (const extra of [{ numKvHeads: 4 }, { headDim: 8 }, { numKvHeads: 4, headDim: 8 }]) {
         const got = attn.multiHeadAttention({ ...v1, ...extra });
@@ -102,19 +194,36 @@ describe('properties', () => {
 
   test('multi-query equals grouped-query attention with repeated K/V weights', () => {
     const attn = engines[1];
-    const E = 16, H = 4, hd = 4;
-    const mqa = mhaArgs({ seed: 31, tgtLen: 21, embedDim: E, numHeads: H, numKvHeads: 1, separateBias: true,
-      isCausal: true, rope: true });
+    const E = 16,
+      H = 4,
+      hd = 4;
+    const mqa = mhaArgs({
+      seed: 31,
+      tgtLen: 21,
+      embedDim: E,
+      numHeads: H,
+      numKvHeads: 1,
+      separateBias: true,
+      isCausal: true,
+      rope: true,
+    });
     const repeat = (t, times) => {
       const out = new Float32Array(t.length * times);
       for (let r = 0; r < times; r++) out.set(t, r * t.length);
       return out;
     };
     for (const kv of [2, 4]) {
-      const gqa = { ...mqa, numKvHeads: kv, kProjWeight: repeat(mqa.kProjWeight, kv), vProjWeight: repeat(mqa.vProjWeight, kv),
-        kProjBias: repeat(mqa.kProjBias, kv), vProjBias: repeat(mqa.vProjBias, kv) };
+      const gqa = {
+        ...mqa,
+        numKvHeads: kv,
+        kProjWeight: repeat(mqa.kProjWeight, kv),
+        vProjWeight: repeat(mqa.vProjWeight, kv),
+        kProjBias: repeat(mqa.kProjBias, kv),
+        vProjBias: repeat(mqa.vProjBias, kv),
+      };
       expect(gqa.kProjWeight.length).toBe(kv * hd * E);
-      const a = attn.multiHeadAttention(mqa), b = attn.multiHeadAttention(gqa);
+      const a = attn.multiHeadAttention(mqa),
+        b = attn.multiHeadAttention(gqa);
       ref.expectClose(b.output, a.output, `numKvHeads ${kv} output`);
       ref.expectClose(b.weights, a.weights, `numKvHeads ${kv} weights`);
     }
@@ -123,7 +232,15 @@ describe('properties', () => {
   test('a window at least as long as the sequence equals no window', () => {
     const attn = engines[1];
     for (const needWeights of [true, false]) {
-      const base = mhaArgs({ seed: 32, tgtLen: 45, embedDim: 16, numHeads: 2, isCausal: true, alibi: true, needWeights });
+      const base = mhaArgs({
+        seed: 32,
+        tgtLen: 45,
+        embedDim: 16,
+        numHeads: 2,
+        isCausal: true,
+        alibi: true,
+        needWeights,
+      });
       const want = attn.multiHeadAttention(base);
       for (const w of [45, 46, 1000]) {
         const got = attn.multiHeadAttention({ ...base, slidingWindow: w });
@@ -152,17 +269,34 @@ describe('errors', () => {
     [{ numKvHeads: 0 }, RangeError, /numKvHeads/],
     [{ numKvHeads: '2' }, TypeError, /numKvHeads/],
     [{ headDim: 2.5 }, RangeError, /headDim/],
-    [{ kProjWeight: new Float32Array(3) }, RangeError, /kProjWeight must be of length numKvHeads·headDim·kdim = 2·2·8 = 32, got length 3/],
+    [
+      { kProjWeight: new Float32Array(3) },
+      RangeError,
+      /kProjWeight must be of length numKvHeads·headDim·kdim = 2·2·8 = 32, got length 3/,
+    ],
     [{ outProjWeight: new Float32Array(3) }, RangeError, /outProjWeight/],
     [{ qProjBias: new Float32Array(3) }, RangeError, /qProjBias must be of length numHeads·headDim/],
     [{ kProjBias: new Float32Array(8) }, RangeError, /kProjBias/],
     [{ qProjBias: new Float32Array(8), inProjBias: new Float32Array(16) }, TypeError, /either inProjBias/],
-    [{ qProjWeight: undefined, kProjWeight: undefined, vProjWeight: undefined, inProjWeight: new Float32Array(192) },
-      TypeError, /qProjWeight/],
+    [
+      { qProjWeight: undefined, kProjWeight: undefined, vProjWeight: undefined, inProjWeight: new Float32Array(192) },
+      TypeError,
+      /qProjWeight/,
+    ],
     [{ rope: { dim: 3 } }, RangeError, /rope.dim must be an even integer ≤ headDim = 2, got 3/],
     [{ rope: { dim: 4 } }, RangeError, /rope.dim/],
-    [{ rope: true, headDim: 3, qProjWeight: new Float32Array(96), kProjWeight: new Float32Array(48),
-      vProjWeight: new Float32Array(48), outProjWeight: new Float32Array(96) }, RangeError, /rope must be an object with an even dim/],
+    [
+      {
+        rope: true,
+        headDim: 3,
+        qProjWeight: new Float32Array(96),
+        kProjWeight: new Float32Array(48),
+        vProjWeight: new Float32Array(48),
+        outProjWeight: new Float32Array(96),
+      },
+      RangeError,
+      /rope must be an object with an even dim/,
+    ],
     [{ rope: { base: -1 } }, RangeError, /rope.base/],
     [{ rope: { interleaved: 1 } }, TypeError, /rope.interleaved/],
     [{ rope: { theta: 1 } }, TypeError, /unknown rope option theta/],
@@ -177,7 +311,8 @@ describe('errors', () => {
     [{ positionOffset: null }, TypeError, /positionOffset/],
   ];
   test.each(cases.map(([extra, Type, message]) => [JSON.stringify(extra), extra, Type, message]))(
-    '%s', (_, extra, Type, message) => {
+    '%s',
+    (_, extra, Type, message) => {
       const attn = engines[1];
       const heap = attn.memoryStats().heapInUse;
       const args = { ...base, ...extra };
@@ -185,9 +320,10 @@ describe('errors', () => {
       expect(() => attn.multiHeadAttention(args)).toThrow(message);
       expect(attn.memoryStats().heapInUse).toBe(heap);
       expect(attn.multiHeadAttention(base).output.length).toBe(32);
-    });
+    },
+  );
 
-  test('a prepared forward repeating the layer\'s sizes must agree with them', () => {
+  test("a prepared forward repeating the layer's sizes must agree with them", () => {
     const attn = engines[1];
     const layer = attn.createMultiHeadAttention({ ...base, query: undefined, slidingWindow: 2 });
     expect(() => layer.forward({ ...base, numKvHeads: 4 })).toThrow(RangeError);
@@ -237,11 +373,25 @@ test('the scalar build (engines without WebAssembly SIMD) computes the decoder a
   for (const o of [CASES[3], CASES[11], CASES[15], CASES[16]]) {
     for (const needWeights of [true, false]) {
       const args = mhaArgs({ ...o, needWeights });
-      checkResult(scalar.multiHeadAttention(args), ref.multiHeadAttention(args), mhaDims(args), `scalar ${caseName(o)}`);
+      checkResult(
+        scalar.multiHeadAttention(args),
+        ref.multiHeadAttention(args),
+        mhaDims(args),
+        `scalar ${caseName(o)}`,
+      );
     }
   }
-  const full = mhaArgs({ seed: 62, tgtLen: 9, embedDim: 16, numHeads: 4, numKvHeads: 2, rope: true, alibi: true,
-    slidingWindow: 4, isCausal: true });
+  const full = mhaArgs({
+    seed: 62,
+    tgtLen: 9,
+    embedDim: 16,
+    numHeads: 4,
+    numKvHeads: 2,
+    rope: true,
+    alibi: true,
+    slidingWindow: 4,
+    isCausal: true,
+  });
   const { layer } = split(full);
   const l = scalar.createMultiHeadAttention(layer);
   const cache = l.createKvCache({ maxLength: 9 });

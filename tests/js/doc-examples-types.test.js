@@ -11,19 +11,54 @@ const path = require('path');
 const ts = require('typescript');
 
 const ROOT = path.join(__dirname, '..', '..');
-const DOCUMENTS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCUMENTS = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 // The names examples use without defining them, typed as the contract says.
 const FREE_NAMES = {
   attn: "import('wasm-attention').Attention",
-  embedDim: 'number', numHeads: 'number', numKvHeads: 'number', headDim: 'number', kdim: 'number', vdim: 'number',
-  batch: 'number', tgtLen: 'number', srcLen: 'number', dModel: 'number', seqLen: 'number', scale: 'number', n: 'number',
-  query: 'Float32Array', key: 'Float32Array', value: 'Float32Array', x: 'Float32Array', prompt: 'Float32Array',
-  nextToken: 'Float32Array', wq: 'Float32Array', wk: 'Float32Array', wv: 'Float32Array', bq: 'Float32Array',
-  bk: 'Float32Array', bv: 'Float32Array', inProjWeight: 'Float32Array', inProjBias: 'Float32Array',
-  qProjWeight: 'Float32Array', kProjWeight: 'Float32Array', vProjWeight: 'Float32Array', outProjWeight: 'Float32Array',
-  outProjBias: 'Float32Array', attnMask: 'Uint8Array', keyPaddingMask: 'Uint8Array',
-  isCausal: 'boolean', needWeights: 'boolean', averageAttnWeights: 'boolean',
+  embedDim: 'number',
+  numHeads: 'number',
+  numKvHeads: 'number',
+  headDim: 'number',
+  kdim: 'number',
+  vdim: 'number',
+  batch: 'number',
+  tgtLen: 'number',
+  srcLen: 'number',
+  dModel: 'number',
+  seqLen: 'number',
+  scale: 'number',
+  n: 'number',
+  query: 'Float32Array',
+  key: 'Float32Array',
+  value: 'Float32Array',
+  x: 'Float32Array',
+  prompt: 'Float32Array',
+  nextToken: 'Float32Array',
+  wq: 'Float32Array',
+  wk: 'Float32Array',
+  wv: 'Float32Array',
+  bq: 'Float32Array',
+  bk: 'Float32Array',
+  bv: 'Float32Array',
+  inProjWeight: 'Float32Array',
+  inProjBias: 'Float32Array',
+  qProjWeight: 'Float32Array',
+  kProjWeight: 'Float32Array',
+  vProjWeight: 'Float32Array',
+  outProjWeight: 'Float32Array',
+  outProjBias: 'Float32Array',
+  attnMask: 'Uint8Array',
+  keyPaddingMask: 'Uint8Array',
+  isCausal: 'boolean',
+  needWeights: 'boolean',
+  averageAttnWeights: 'boolean',
 };
 const CANNOT_FIND_NAME = new Set([2304, 2552, 2582, 18004]);
 
@@ -50,7 +85,11 @@ function examples() {
 function asChecked(example, index) {
   let code = example.code.replace(/from\s+'https?:\/\/[^']*\/dist\/index\.mjs'/g, "from 'wasm-attention'");
   const imports = /^\s*import\s[^;]*from\s+'wasm-attention'/m.test(code);
-  if (imports) code = code.split('\n').filter((l) => !/^\s*const\s*\{[^}]*\}\s*=\s*require\('wasm-attention'\)/.test(l)).join('\n');
+  if (imports)
+    code = code
+      .split('\n')
+      .filter((l) => !/^\s*const\s*\{[^}]*\}\s*=\s*require\('wasm-attention'\)/.test(l))
+      .join('\n');
   const commonjs = !imports && /require\(/.test(code);
   return { file: `example-${index}.${commonjs ? 'cjs' : 'mjs'}`, text: commonjs ? code : `${code}\nexport {};\n` };
 }
@@ -62,21 +101,37 @@ const SHADOWED_GLOBALS = ['prompt'];
 const definesName = (code, name) => new RegExp(`\\b(const|let|var|function)\\s+${name}\\b`).test(code);
 
 const OPTIONS = {
-  strict: true, noImplicitAny: false, noEmit: true, allowJs: true, checkJs: true, module: ts.ModuleKind.NodeNext,
-  moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
-  lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: ['node'], skipLibCheck: true,
+  strict: true,
+  noImplicitAny: false,
+  noEmit: true,
+  allowJs: true,
+  checkJs: true,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: ts.ScriptTarget.ES2022,
+  lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+  types: ['node'],
+  skipLibCheck: true,
 };
 
 // Compiles the files; declares the free names each one uses and compiles again. Returns the
 // diagnostics that remain, by file.
 function compile(dir, files) {
-  const declared = new Map(files.map((f) => [f.file, new Set(SHADOWED_GLOBALS.filter((n) => new RegExp(`\\b${n}\\b`).test(f.text) && !definesName(f.text, n)))]));
+  const declared = new Map(
+    files.map((f) => [
+      f.file,
+      new Set(SHADOWED_GLOBALS.filter((n) => new RegExp(`\\b${n}\\b`).test(f.text) && !definesName(f.text, n))),
+    ]),
+  );
   for (let round = 0; round < 2; round++) {
     for (const f of files) {
       const declarations = [...declared.get(f.file)].map(declaration).join(' ');
       fs.writeFileSync(path.join(dir, f.file), `${declarations}\n${f.text}`);
     }
-    const program = ts.createProgram(files.map((f) => path.join(dir, f.file)), OPTIONS);
+    const program = ts.createProgram(
+      files.map((f) => path.join(dir, f.file)),
+      OPTIONS,
+    );
     const problems = new Map(files.map((f) => [f.file, []]));
     let added = false;
     for (const d of ts.getPreEmitDiagnostics(program)) {
@@ -124,8 +179,14 @@ test.each(all.map((e, i) => [`${e.document}:${e.line}`, i]))('%s compiles under 
 
 test('the check catches a mistake: a misspelt argument and a wrong type fail to compile', () => {
   const planted = [
-    { file: 'planted-1.mjs', text: "import { createAttention } from 'wasm-attention';\nconst attn = await createAttention();\nattn.multiHeadAttention({ query: new Float32Array(4), embedDim: 4, numHeads: 1, outProjWeight: new Float32Array(16), needweights: false });\n" },
-    { file: 'planted-2.mjs', text: "import { createAttention } from 'wasm-attention';\nconst attn = await createAttention({ threads: '2' });\n" },
+    {
+      file: 'planted-1.mjs',
+      text: "import { createAttention } from 'wasm-attention';\nconst attn = await createAttention();\nattn.multiHeadAttention({ query: new Float32Array(4), embedDim: 4, numHeads: 1, outProjWeight: new Float32Array(16), needweights: false });\n",
+    },
+    {
+      file: 'planted-2.mjs',
+      text: "import { createAttention } from 'wasm-attention';\nconst attn = await createAttention({ threads: '2' });\n",
+    },
   ];
   const found = compile(tmp, planted);
   expect(found.get('planted-1.mjs').join('\n')).toMatch(/needweights/);

@@ -14,7 +14,9 @@ test('every cited .md file is in the repository', () => {
   for (const file of tracked.filter((f) => TEXT.test(f))) {
     const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
     for (const [, cited] of text.matchAll(/([\w./-]*[\w-]+\.md)\b/g)) {
-      const resolved = cited.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), cited)) : cited;
+      const resolved = cited.startsWith('.')
+        ? path.posix.normalize(path.posix.join(path.posix.dirname(file), cited))
+        : cited;
       const found = tracked.some((t) => t === resolved || t.endsWith(`/${resolved}`));
       if (!found) missing.push(`${file} cites ${cited}`);
     }

@@ -11,7 +11,9 @@ async function createEngine(threads) {
   const attn = await createAttention({ threads });
   if (EXPECT_RELAXED && attn.info.relaxedSimd !== true) {
     attn.dispose();
-    throw new Error(`WA_TEST_RELAXED=1, but createAttention({ threads: ${threads} }) gave info ${JSON.stringify(attn.info)}`);
+    throw new Error(
+      `WA_TEST_RELAXED=1, but createAttention({ threads: ${threads} }) gave info ${JSON.stringify(attn.info)}`,
+    );
   }
   return attn;
 }

@@ -18,10 +18,28 @@ const heap = () => attn.memoryStats().heapInUse;
 /** Small valid calls whose numbers are checked after each error. */
 const SA_OK = saArgs({ seed: 1, batch: 2, seqLen: 5, dModel: 8, dK: 4, dV: 3, bias: true, mask: 'bool' });
 const MHA_OK = mhaArgs({
-  seed: 2, batch: 2, tgtLen: 4, srcLen: 5, embedDim: 8, numHeads: 2, bias: true, outBias: true,
-  keyPaddingMask: 'bool', attnMask: 'float2d',
+  seed: 2,
+  batch: 2,
+  tgtLen: 4,
+  srcLen: 5,
+  embedDim: 8,
+  numHeads: 2,
+  bias: true,
+  outBias: true,
+  keyPaddingMask: 'bool',
+  attnMask: 'float2d',
 });
-const MHA_SEP_OK = mhaArgs({ seed: 3, batch: 2, tgtLen: 3, srcLen: 4, embedDim: 8, numHeads: 2, kdim: 5, vdim: 7, bias: true });
+const MHA_SEP_OK = mhaArgs({
+  seed: 3,
+  batch: 2,
+  tgtLen: 3,
+  srcLen: 4,
+  embedDim: 8,
+  numHeads: 2,
+  kdim: 5,
+  vdim: 7,
+  bias: true,
+});
 
 const bits = (a) => (a === null ? null : Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length)));
 
@@ -31,8 +49,16 @@ function checkStillWorks(label) {
   const mha = attn.multiHeadAttention(MHA_OK);
   checkResult(sa, ref.selfAttention(SA_OK), saDims(SA_OK), `${label}: selfAttention after the error`);
   checkResult(mha, ref.multiHeadAttention(MHA_OK), mhaDims(MHA_OK), `${label}: multiHeadAttention after the error`);
-  for (const [name, now, then] of [['selfAttention', sa, before.sa], ['multiHeadAttention', mha, before.mha]]) {
-    expect([label, name, bits(now.output), bits(now.weights)]).toEqual([label, name, bits(then.output), bits(then.weights)]);
+  for (const [name, now, then] of [
+    ['selfAttention', sa, before.sa],
+    ['multiHeadAttention', mha, before.mha],
+  ]) {
+    expect([label, name, bits(now.output), bits(now.weights)]).toEqual([
+      label,
+      name,
+      bits(then.output),
+      bits(then.weights),
+    ]);
   }
 }
 
@@ -43,17 +69,22 @@ function checkStillWorks(label) {
 function expectError(fn, Cls, re, label, heapOf = heap) {
   const classes = Array.isArray(Cls) ? Cls : [Cls];
   const before = heapOf();
-  let err = null, result;
+  let err = null,
+    result;
   try {
     result = fn();
   } catch (e) {
     err = e;
   }
   if (err === null) {
-    throw new Error(`${label}: no error (returned ${result && Object.keys(result)}), expected ${classes.map((c) => c.name)} matching ${re}`);
+    throw new Error(
+      `${label}: no error (returned ${result && Object.keys(result)}), expected ${classes.map((c) => c.name)} matching ${re}`,
+    );
   }
   if (!classes.some((c) => err instanceof c)) {
-    throw new Error(`${label}: threw ${err && err.constructor && err.constructor.name} "${err && err.message}", expected ${classes.map((c) => c.name)}`);
+    throw new Error(
+      `${label}: threw ${err && err.constructor && err.constructor.name} "${err && err.message}", expected ${classes.map((c) => c.name)}`,
+    );
   }
   if (!re.test(err.message)) {
     throw new Error(`${label}: the ${err.name} message "${err.message}" does not name the argument (${re})`);
@@ -160,7 +191,11 @@ const MHA_TYPE_ERRORS = [
   ['outProjWeight missing', (a) => without(a, 'outProjWeight'), /\boutProjWeight\b/],
   ['outProjWeight is a string', (a) => ({ ...a, outProjWeight: 'w' }), /\boutProjWeight\b/],
   ['no in-projection weights at all', (a) => without(a, 'inProjWeight'), /\b(inProjWeight|qProjWeight)\b/],
-  ['inProjWeight is an Int32Array', (a) => ({ ...a, inProjWeight: new Int32Array(a.inProjWeight.length) }), /\binProjWeight\b/],
+  [
+    'inProjWeight is an Int32Array',
+    (a) => ({ ...a, inProjWeight: new Int32Array(a.inProjWeight.length) }),
+    /\binProjWeight\b/,
+  ],
   ['inProjBias is a string', (a) => ({ ...a, inProjBias: 'b' }), /\binProjBias\b/],
   ['outProjBias is an Int32Array', (a) => ({ ...a, outProjBias: new Int32Array(8) }), /\boutProjBias\b/],
   ['attnMask is a string', (a) => ({ ...a, attnMask: 'mask' }), /\battnMask\b/],
@@ -190,11 +225,19 @@ const MHA_RANGE_ERRORS = [
   ['tgtLen 0', (a) => ({ ...a, tgtLen: 0 }), /\btgtLen\b/],
   ['srcLen -1', (a) => ({ ...a, srcLen: -1 }), /\bsrcLen\b/],
   ['inProjWeight wrong length', (a) => ({ ...a, inProjWeight: shorter(a.inProjWeight) }), /\binProjWeight\b/],
-  ['inProjWeight [embedDim, embedDim] only', (a) => ({ ...a, inProjWeight: a.inProjWeight.slice(0, 64) }), /\binProjWeight\b/],
+  [
+    'inProjWeight [embedDim, embedDim] only',
+    (a) => ({ ...a, inProjWeight: a.inProjWeight.slice(0, 64) }),
+    /\binProjWeight\b/,
+  ],
   ['inProjBias wrong length', (a) => ({ ...a, inProjBias: a.inProjBias.slice(0, 8) }), /\binProjBias\b/],
   ['outProjWeight wrong length', (a) => ({ ...a, outProjWeight: longer(a.outProjWeight) }), /\boutProjWeight\b/],
   ['outProjBias wrong length', (a) => ({ ...a, outProjBias: shorter(a.outProjBias) }), /\boutProjBias\b/],
-  ['attnMask neither [L, S] nor [batch·numHeads, L, S]', (a) => ({ ...a, attnMask: longer(a.attnMask) }), /\battnMask\b/],
+  [
+    'attnMask neither [L, S] nor [batch·numHeads, L, S]',
+    (a) => ({ ...a, attnMask: longer(a.attnMask) }),
+    /\battnMask\b/,
+  ],
   ['attnMask of 60 elements (3 × [L, S])', (a) => ({ ...a, attnMask: new Float32Array(3 * 4 * 5) }), /\battnMask\b/],
   ['attnMask [batch, L, S] (heads missing)', (a) => ({ ...a, attnMask: new Uint8Array(2 * 4 * 5) }), /\battnMask\b/],
   ['keyPaddingMask wrong length', (a) => ({ ...a, keyPaddingMask: shorter(a.keyPaddingMask) }), /\bkeyPaddingMask\b/],
@@ -204,7 +247,12 @@ const MHA_RANGE_ERRORS = [
 
 const MHA_SEP_ERRORS = [
   ['qProjWeight wrong length', (a) => ({ ...a, qProjWeight: shorter(a.qProjWeight) }), RangeError, /\bqProjWeight\b/],
-  ['kProjWeight [embedDim, embedDim] when kdim 5', (a) => ({ ...a, kProjWeight: new Float32Array(64) }), RangeError, /\bkProjWeight\b/],
+  [
+    'kProjWeight [embedDim, embedDim] when kdim 5',
+    (a) => ({ ...a, kProjWeight: new Float32Array(64) }),
+    RangeError,
+    /\bkProjWeight\b/,
+  ],
   ['vProjWeight wrong length', (a) => ({ ...a, vProjWeight: longer(a.vProjWeight) }), RangeError, /\bvProjWeight\b/],
   ['kdim 0', (a) => ({ ...a, kdim: 0 }), RangeError, /\bkdim\b/],
   ['vdim 2.5', (a) => ({ ...a, vdim: 2.5 }), RangeError, /\bvdim\b/],
@@ -213,9 +261,12 @@ const MHA_SEP_ERRORS = [
   ['kProjWeight missing', (a) => without(a, 'kProjWeight'), TypeError, /\bkProjWeight\b/],
   ['vProjWeight is a string', (a) => ({ ...a, vProjWeight: 'v' }), TypeError, /\bvProjWeight\b/],
   // the contract requires separate weights when kdim ≠ embedDim; it fixes no class for this misuse
-  ['inProjWeight with kdim ≠ embedDim',
+  [
+    'inProjWeight with kdim ≠ embedDim',
     (a) => ({ ...without(a, 'qProjWeight', 'kProjWeight', 'vProjWeight'), inProjWeight: new Float32Array(3 * 64) }),
-    [TypeError, RangeError], /\b(kdim|vdim|inProjWeight|qProjWeight|kProjWeight|vProjWeight)\b/],
+    [TypeError, RangeError],
+    /\b(kdim|vdim|inProjWeight|qProjWeight|kProjWeight|vProjWeight)\b/,
+  ],
 ];
 
 describe('multiHeadAttention errors', () => {
@@ -241,34 +292,65 @@ describe('multiHeadAttention errors', () => {
 
 describe('work too large for WebAssembly memory', () => {
   const TOO_LARGE = [
-    ['selfAttention seqLen 200000 with weights (160 GB of weights)', () => {
-      const L = 200000;
-      return attn.selfAttention({
-        x: new Float32Array(L), seqLen: L, dModel: 1,
-        wq: new Float32Array([1]), wk: new Float32Array([1]), wv: new Float32Array([1]), needWeights: true,
-      });
-    }],
-    ['selfAttention batch 4 × seqLen 40000 with weights', () => {
-      const L = 40000;
-      return attn.selfAttention({
-        x: new Float32Array(4 * L), seqLen: L, dModel: 1, batch: 4,
-        wq: new Float32Array([1]), wk: new Float32Array([1]), wv: new Float32Array([1]),
-      });
-    }],
-    ['multiHeadAttention 40000 × 40000, 2 heads, per-head weights', () => {
-      const L = 40000;
-      return attn.multiHeadAttention({
-        query: new Float32Array(L * 2), embedDim: 2, numHeads: 2,
-        inProjWeight: new Float32Array(12), outProjWeight: new Float32Array(4), averageAttnWeights: false,
-      });
-    }],
-    ['multiHeadAttention cross 100000 → 100000 keys, averaged weights', () => {
-      const L = 100000;
-      return attn.multiHeadAttention({
-        query: new Float32Array(L), key: new Float32Array(L), value: new Float32Array(L), embedDim: 1, numHeads: 1,
-        inProjWeight: new Float32Array(3), outProjWeight: new Float32Array(1),
-      });
-    }],
+    [
+      'selfAttention seqLen 200000 with weights (160 GB of weights)',
+      () => {
+        const L = 200000;
+        return attn.selfAttention({
+          x: new Float32Array(L),
+          seqLen: L,
+          dModel: 1,
+          wq: new Float32Array([1]),
+          wk: new Float32Array([1]),
+          wv: new Float32Array([1]),
+          needWeights: true,
+        });
+      },
+    ],
+    [
+      'selfAttention batch 4 × seqLen 40000 with weights',
+      () => {
+        const L = 40000;
+        return attn.selfAttention({
+          x: new Float32Array(4 * L),
+          seqLen: L,
+          dModel: 1,
+          batch: 4,
+          wq: new Float32Array([1]),
+          wk: new Float32Array([1]),
+          wv: new Float32Array([1]),
+        });
+      },
+    ],
+    [
+      'multiHeadAttention 40000 × 40000, 2 heads, per-head weights',
+      () => {
+        const L = 40000;
+        return attn.multiHeadAttention({
+          query: new Float32Array(L * 2),
+          embedDim: 2,
+          numHeads: 2,
+          inProjWeight: new Float32Array(12),
+          outProjWeight: new Float32Array(4),
+          averageAttnWeights: false,
+        });
+      },
+    ],
+    [
+      'multiHeadAttention cross 100000 → 100000 keys, averaged weights',
+      () => {
+        const L = 100000;
+        return attn.multiHeadAttention({
+          query: new Float32Array(L),
+          key: new Float32Array(L),
+          value: new Float32Array(L),
+          embedDim: 1,
+          numHeads: 1,
+          inProjWeight: new Float32Array(3),
+          outProjWeight: new Float32Array(1),
+        });
+      },
+    ],
   ];
 
   test.each(TOO_LARGE)('RangeError that says so: %s', (label, call) => {
@@ -319,14 +401,39 @@ describe('successful calls do not leak', () => {
 describe('prepared layer errors', () => {
   const mhaParams = (a) => {
     const p = {};
-    for (const k of ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
-      'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']) if (k in a) p[k] = a[k];
+    for (const k of [
+      'embedDim',
+      'numHeads',
+      'kdim',
+      'vdim',
+      'inProjWeight',
+      'qProjWeight',
+      'kProjWeight',
+      'vProjWeight',
+      'inProjBias',
+      'outProjWeight',
+      'outProjBias',
+    ])
+      if (k in a) p[k] = a[k];
     return p;
   };
   const mhaInputs = (a) => {
     const p = {};
-    for (const k of ['query', 'key', 'value', 'batch', 'tgtLen', 'srcLen', 'attnMask', 'keyPaddingMask', 'isCausal',
-      'scale', 'needWeights', 'averageAttnWeights']) if (k in a) p[k] = a[k];
+    for (const k of [
+      'query',
+      'key',
+      'value',
+      'batch',
+      'tgtLen',
+      'srcLen',
+      'attnMask',
+      'keyPaddingMask',
+      'isCausal',
+      'scale',
+      'needWeights',
+      'averageAttnWeights',
+    ])
+      if (k in a) p[k] = a[k];
     return p;
   };
   const saParams = (a) => ({ dModel: a.dModel, wq: a.wq, wk: a.wk, wv: a.wv, bq: a.bq, bk: a.bk, bv: a.bv });
@@ -335,7 +442,12 @@ describe('prepared layer errors', () => {
   test.each([
     ['outProjWeight missing', (p) => without(p, 'outProjWeight'), TypeError, /\boutProjWeight\b/],
     ['embedDim % numHeads ≠ 0', (p) => ({ ...p, numHeads: 3 }), RangeError, /\b(numHeads|embedDim)\b/],
-    ['inProjWeight wrong length', (p) => ({ ...p, inProjWeight: shorter(p.inProjWeight) }), RangeError, /\binProjWeight\b/],
+    [
+      'inProjWeight wrong length',
+      (p) => ({ ...p, inProjWeight: shorter(p.inProjWeight) }),
+      RangeError,
+      /\binProjWeight\b/,
+    ],
     ['inProjBias is a string', (p) => ({ ...p, inProjBias: 'b' }), TypeError, /\binProjBias\b/],
     ['embedDim missing', (p) => without(p, 'embedDim'), TypeError, /\bembedDim\b/],
   ])('createMultiHeadAttention: %s', (label, mutate, Cls, re) => {
@@ -388,12 +500,19 @@ describe('prepared layer errors', () => {
 
   test('too large work through a prepared layer is a RangeError that says so', () => {
     const layer = attn.createMultiHeadAttention({
-      embedDim: 2, numHeads: 2, inProjWeight: new Float32Array(12), outProjWeight: new Float32Array(4),
+      embedDim: 2,
+      numHeads: 2,
+      inProjWeight: new Float32Array(12),
+      outProjWeight: new Float32Array(4),
     });
     const L = 40000;
     const t0 = Date.now();
-    expectError(() => layer.forward({ query: new Float32Array(L * 2), averageAttnWeights: false }), RangeError,
-      /memory/i, 'layer.forward 40000 × 40000');
+    expectError(
+      () => layer.forward({ query: new Float32Array(L * 2), averageAttnWeights: false }),
+      RangeError,
+      /memory/i,
+      'layer.forward 40000 × 40000',
+    );
     expect(Date.now() - t0).toBeLessThan(5000);
     layer.dispose();
     checkStillWorks('prepared too large');

@@ -24,7 +24,10 @@ function decodeArgs(args) {
 }
 
 function loadFixtures() {
-  const files = fs.readdirSync(FIXTURE_DIR).filter((f) => f.endsWith('.json')).sort();
+  const files = fs
+    .readdirSync(FIXTURE_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   return files.map((f) => {
     const fx = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, f), 'utf8'));
     fx.file = f;

@@ -38,7 +38,14 @@ function randomCase(seed, index) {
   if (batch > 1 || chance(rng, 0.3)) common.batch = batch;
   if (chance(rng, 0.35)) {
     const seqLen = big ? 64 : pickFrom(rng, [1, 1, 2, 3, 4, 5, 7, 8, 9, 13, 17, 33]);
-    const o = { ...common, seqLen, dModel: big ? 64 : int(rng, 1, 9), dK: int(rng, 1, 9), dV: int(rng, 1, 9), bias: chance(rng, 0.5) };
+    const o = {
+      ...common,
+      seqLen,
+      dModel: big ? 64 : int(rng, 1, 9),
+      dK: int(rng, 1, 9),
+      dV: int(rng, 1, 9),
+      bias: chance(rng, 0.5),
+    };
     if (chance(rng, 0.4)) o.mask = pickFrom(rng, ['bool', 'float']);
     return { kind: 'selfAttention', o, prepared, threads, poison };
   }
@@ -76,12 +83,23 @@ function randomCase(seed, index) {
 function decoderArgs(rng, o) {
   if (chance(rng, 0.5)) return;
   const H = o.numHeads;
-  if (chance(rng, 0.4)) o.numKvHeads = pickFrom(rng, [...Array(H).keys()].map((k) => k + 1).filter((k) => H % k === 0));
+  if (chance(rng, 0.4))
+    o.numKvHeads = pickFrom(
+      rng,
+      [...Array(H).keys()].map((k) => k + 1).filter((k) => H % k === 0),
+    );
   if (chance(rng, 0.3)) o.headDim = int(rng, 1, 6);
   if (!o.bias && chance(rng, 0.3)) o.separateBias = true;
   const hd = o.headDim ?? o.embedDim / H;
   if (chance(rng, 0.3) && hd >= 2) {
-    o.rope = chance(rng, 0.4) && hd % 2 === 0 ? true : { dim: 2 * int(rng, 1, Math.floor(hd / 2)), interleaved: chance(rng, 0.5), base: pickFrom(rng, [10000, 500, 1e6]) };
+    o.rope =
+      chance(rng, 0.4) && hd % 2 === 0
+        ? true
+        : {
+            dim: 2 * int(rng, 1, Math.floor(hd / 2)),
+            interleaved: chance(rng, 0.5),
+            base: pickFrom(rng, [10000, 500, 1e6]),
+          };
   }
   if (chance(rng, 0.3)) o.alibi = true;
   if (chance(rng, 0.3)) o.slidingWindow = int(rng, 1, 8);
@@ -89,11 +107,30 @@ function decoderArgs(rng, o) {
 }
 
 const SA_LAYER = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
-const MHA_LAYER = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
-  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias', 'numKvHeads', 'headDim', 'qProjBias', 'kProjBias',
-  'vProjBias', 'rope', 'alibi', 'slidingWindow'];
+const MHA_LAYER = [
+  'embedDim',
+  'numHeads',
+  'kdim',
+  'vdim',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+  'numKvHeads',
+  'headDim',
+  'qProjBias',
+  'kProjBias',
+  'vProjBias',
+  'rope',
+  'alibi',
+  'slidingWindow',
+];
 const split = (args, layerKeys) => {
-  const layer = {}, inputs = {};
+  const layer = {},
+    inputs = {};
   for (const [k, v] of Object.entries(args)) (layerKeys.includes(k) ? layer : inputs)[k] = v;
   return { layer, inputs };
 };
@@ -133,13 +170,19 @@ function tokens(t, batch, T, width, t0, n) {
  */
 function runCached(attn, c, args, name) {
   const { layer, inputs } = split(args, MHA_LAYER);
-  const batch = args.batch ?? 1, E = args.embedDim, T = args.query.length / (batch * E), t0 = c.cached;
+  const batch = args.batch ?? 1,
+    E = args.embedDim,
+    T = args.query.length / (batch * E),
+    t0 = c.cached;
   const l = attn.createMultiHeadAttention(layer);
   const outputs = [];
   let cache = null;
   try {
     cache = l.createKvCache({ maxLength: T, batch });
-    for (const [start, n] of [[0, t0], [t0, T - t0]]) {
+    for (const [start, n] of [
+      [0, t0],
+      [t0, T - t0],
+    ]) {
       const query = tokens(args.query, batch, T, E, start, n);
       const keys = tokens(args.query, batch, T, E, 0, start + n);
       const kpm = args.keyPaddingMask ? tokens(args.keyPaddingMask, batch, T, 1, 0, start + n) : undefined;
@@ -159,7 +202,8 @@ function runCached(attn, c, args, name) {
 function runCase(engines, c, label) {
   const attn = engines[c.threads];
   const args = caseArgs(c);
-  const name = `${label}: ${c.kind} ${c.prepared ? 'prepared' : 'one-shot'} threads=${c.threads}` +
+  const name =
+    `${label}: ${c.kind} ${c.prepared ? 'prepared' : 'one-shot'} threads=${c.threads}` +
     `${c.poison ? ` poison=${c.poison.what} in ${c.poison.where}` : ''}${c.cached ? ` cached=${c.cached}` : ''} ${caseName(c.o)}`;
   if (c.cached) return runCached(attn, c, args, name);
   let got;

@@ -39,7 +39,11 @@ test(`${CASES} random cases agree with the float64 reference (seed ${SEED})`, ()
     counts.twoThreads += c.threads === 2 ? 1 : 0;
     counts.fused += c.o.needWeights === false ? 1 : 0;
     counts.cached += c.cached ? 1 : 0;
-    counts.decoder += ['numKvHeads', 'headDim', 'rope', 'alibi', 'slidingWindow', 'positionOffset'].some((k) => k in c.o) ? 1 : 0;
+    counts.decoder += ['numKvHeads', 'headDim', 'rope', 'alibi', 'slidingWindow', 'positionOffset'].some(
+      (k) => k in c.o,
+    )
+      ? 1
+      : 0;
   }
   // the generator really mixes what it claims to
   for (const [what, n] of Object.entries(counts)) {

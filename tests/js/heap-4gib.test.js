@@ -6,7 +6,7 @@ const { createAttention } = require('wasm-attention');
 
 const E = 64;
 let seed = 3;
-const random = (n) => Float32Array.from({ length: n }, () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5));
+const random = (n) => Float32Array.from({ length: n }, () => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5);
 const LAYER = { embedDim: E, numHeads: 2, inProjWeight: random(3 * E * E), outProjWeight: random(E * E) };
 const bits = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 
@@ -18,7 +18,13 @@ test('a 2.3 GB cache and calls above the 2 GiB line: same bits as in a small hea
   const padding = Uint8Array.from([0, 1, 0, 0, 0, 0]); // the step's keyPaddingMask: 6 cached tokens
   const run = (cache) => {
     const first = layer.forward({ query: prompt, cache, isCausal: true });
-    const second = layer.forward({ query: step, cache, isCausal: true, keyPaddingMask: padding, averageAttnWeights: false });
+    const second = layer.forward({
+      query: step,
+      cache,
+      isCausal: true,
+      keyPaddingMask: padding,
+      averageAttnWeights: false,
+    });
     return [first.output, first.weights, second.output, second.weights].map(bits);
   };
   const small = run(layer.createKvCache({ maxLength: 16 }));
@@ -36,6 +42,7 @@ test('more than 4 GiB is the out-of-memory RangeError, saying how much was neede
   const attn = await createAttention({ threads: 1 });
   const layer = attn.createMultiHeadAttention(LAYER);
   expect(() => layer.createKvCache({ maxLength: 6_000_000 })).toThrow(
-    /createKvCache: the work is too large for WebAssembly memory: it needs about 439\d\.\d MiB .* limited to 4096 MiB/);
+    /createKvCache: the work is too large for WebAssembly memory: it needs about 439\d\.\d MiB .* limited to 4096 MiB/,
+  );
   attn.dispose();
 });

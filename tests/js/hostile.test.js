@@ -9,8 +9,25 @@ const { mhaArgs, saArgs } = require('./cases');
 
 const E = 8;
 let attn, layer, saLayer, baseline;
-const MHA = mhaArgs({ seed: 31, batch: 2, tgtLen: 3, srcLen: 4, embedDim: E, numHeads: 2, bias: true, outBias: true, attnMask: 'float2d' });
-const LAYER = { embedDim: E, numHeads: 2, inProjWeight: MHA.inProjWeight, inProjBias: MHA.inProjBias, outProjWeight: MHA.outProjWeight, outProjBias: MHA.outProjBias };
+const MHA = mhaArgs({
+  seed: 31,
+  batch: 2,
+  tgtLen: 3,
+  srcLen: 4,
+  embedDim: E,
+  numHeads: 2,
+  bias: true,
+  outBias: true,
+  attnMask: 'float2d',
+});
+const LAYER = {
+  embedDim: E,
+  numHeads: 2,
+  inProjWeight: MHA.inProjWeight,
+  inProjBias: MHA.inProjBias,
+  outProjWeight: MHA.outProjWeight,
+  outProjBias: MHA.outProjBias,
+};
 const INPUTS = { query: MHA.query, key: MHA.key, value: MHA.value, batch: 2, attnMask: MHA.attnMask };
 const SA = saArgs({ seed: 32, seqLen: 5, dModel: 6, dK: 4, dV: 3, bias: true, mask: 'bool' });
 const SA_LAYER = { dModel: 6, wq: SA.wq, wk: SA.wk, wv: SA.wv, bq: SA.bq, bk: SA.bk, bv: SA.bv };
@@ -69,7 +86,12 @@ describe('1. a typed array is read by what it really holds, never by its own pro
     const query = new Lying(65537).fill(1e30);
     const err = expectRejected('Lying query', () => layer.forward({ query }), RangeError, /forward: query .*65537/);
     expect(err.message).toMatch(/\bquery\b/);
-    expectRejected('Lying query one-shot', () => attn.multiHeadAttention({ ...MHA, query, key: undefined, value: undefined, batch: 1 }), RangeError, /multiHeadAttention: query .*65537/);
+    expectRejected(
+      'Lying query one-shot',
+      () => attn.multiHeadAttention({ ...MHA, query, key: undefined, value: undefined, batch: 1 }),
+      RangeError,
+      /multiHeadAttention: query .*65537/,
+    );
   });
 
   test('a subclass whose real length is valid gives the result of a plain array of the same contents', () => {
@@ -98,24 +120,69 @@ describe('1. a typed array is read by what it really holds, never by its own pro
 
   test('a Proxy around a Float32Array is refused with our TypeError naming the argument', () => {
     const proxy = new Proxy(new Float32Array(MHA.query), {});
-    expectRejected('Proxy query', () => attn.multiHeadAttention({ ...MHA, query: proxy }), TypeError, /multiHeadAttention: query must be a Float32Array.*Proxy/);
-    expectRejected('Proxy query forward', () => layer.forward({ ...INPUTS, query: proxy }), TypeError, /forward: query must be/);
-    expectRejected('Proxy x', () => attn.selfAttention({ ...SA, x: new Proxy(SA.x, {}) }), TypeError, /selfAttention: x must be/);
-    expectRejected('Proxy wq', () => attn.createSelfAttention({ ...SA_LAYER, wq: new Proxy(SA.wq, {}) }), TypeError, /createSelfAttention: wq must be/);
-    expectRejected('Proxy attnMask', () => attn.multiHeadAttention({ ...MHA, attnMask: new Proxy(MHA.attnMask, {}) }), TypeError, /attnMask must be/);
-    expectRejected('Proxy keyPaddingMask', () => layer.forward({ ...INPUTS, keyPaddingMask: new Proxy(new Uint8Array(8), {}) }), TypeError, /keyPaddingMask must be/);
+    expectRejected(
+      'Proxy query',
+      () => attn.multiHeadAttention({ ...MHA, query: proxy }),
+      TypeError,
+      /multiHeadAttention: query must be a Float32Array.*Proxy/,
+    );
+    expectRejected(
+      'Proxy query forward',
+      () => layer.forward({ ...INPUTS, query: proxy }),
+      TypeError,
+      /forward: query must be/,
+    );
+    expectRejected(
+      'Proxy x',
+      () => attn.selfAttention({ ...SA, x: new Proxy(SA.x, {}) }),
+      TypeError,
+      /selfAttention: x must be/,
+    );
+    expectRejected(
+      'Proxy wq',
+      () => attn.createSelfAttention({ ...SA_LAYER, wq: new Proxy(SA.wq, {}) }),
+      TypeError,
+      /createSelfAttention: wq must be/,
+    );
+    expectRejected(
+      'Proxy attnMask',
+      () => attn.multiHeadAttention({ ...MHA, attnMask: new Proxy(MHA.attnMask, {}) }),
+      TypeError,
+      /attnMask must be/,
+    );
+    expectRejected(
+      'Proxy keyPaddingMask',
+      () => layer.forward({ ...INPUTS, keyPaddingMask: new Proxy(new Uint8Array(8), {}) }),
+      TypeError,
+      /keyPaddingMask must be/,
+    );
   });
 
   test('an object with a typed array prototype but no typed array inside is refused by name', () => {
     const fake = Object.create(Float32Array.prototype);
-    expectRejected('fake query', () => attn.multiHeadAttention({ ...MHA, query: fake }), TypeError, /query must be .*posing/);
-    expectRejected('fake outProjWeight', () => attn.createMultiHeadAttention({ ...LAYER, outProjWeight: fake }), TypeError, /outProjWeight must be/);
+    expectRejected(
+      'fake query',
+      () => attn.multiHeadAttention({ ...MHA, query: fake }),
+      TypeError,
+      /query must be .*posing/,
+    );
+    expectRejected(
+      'fake outProjWeight',
+      () => attn.createMultiHeadAttention({ ...LAYER, outProjWeight: fake }),
+      TypeError,
+      /outProjWeight must be/,
+    );
   });
 
   test('a detached buffer is refused as a wrong length, named', () => {
     const q = new Float32Array(MHA.query);
     structuredClone(q.buffer, { transfer: [q.buffer] });
-    expectRejected('detached query', () => attn.multiHeadAttention({ ...MHA, query: q }), RangeError, /query .*length 0/);
+    expectRejected(
+      'detached query',
+      () => attn.multiHeadAttention({ ...MHA, query: q }),
+      RangeError,
+      /query .*length 0/,
+    );
   });
 
   test('a buffer detached by a getter while the arguments are read is refused, not copied short', () => {
@@ -139,11 +206,21 @@ describe('1. a typed array is read by what it really holds, never by its own pro
 describe('5. a prepared forward checks repeated layer arguments fully', () => {
   test.each([
     ['inProjWeight a string', { inProjWeight: 'garbage' }, TypeError, /forward: inProjWeight must be/],
-    ['outProjWeight of length 3', { outProjWeight: new Float32Array(3) }, RangeError, /forward: outProjWeight must be of length/],
+    [
+      'outProjWeight of length 3',
+      { outProjWeight: new Float32Array(3) },
+      RangeError,
+      /forward: outProjWeight must be of length/,
+    ],
     ['inProjBias an Int32Array', { inProjBias: new Int32Array(3 * E) }, TypeError, /forward: inProjBias must be/],
     ['outProjBias too long', { outProjBias: new Float32Array(E + 1) }, RangeError, /forward: outProjBias/],
     ['qProjWeight of length 2', { qProjWeight: [1, 2] }, RangeError, /forward: qProjWeight/],
-    ['numHeads the string "2"', { numHeads: '2' }, TypeError, /forward: numHeads must be a positive integer, got the string "2"/],
+    [
+      'numHeads the string "2"',
+      { numHeads: '2' },
+      TypeError,
+      /forward: numHeads must be a positive integer, got the string "2"/,
+    ],
     ['numHeads 4', { numHeads: 4 }, RangeError, /forward: numHeads must be 2 as when the layer was created, got 4/],
     ['embedDim 2.5', { embedDim: 2.5 }, RangeError, /forward: embedDim must be a positive integer/],
     ['kdim a boolean', { kdim: true }, TypeError, /forward: kdim must be/],
@@ -167,7 +244,12 @@ describe('5. a prepared forward checks repeated layer arguments fully', () => {
   });
 
   test('a one-shot numHeads of the wrong type is a TypeError', () => {
-    expectRejected('numHeads "2"', () => attn.multiHeadAttention({ ...MHA, numHeads: '2' }), TypeError, /numHeads must be a positive integer/);
+    expectRejected(
+      'numHeads "2"',
+      () => attn.multiHeadAttention({ ...MHA, numHeads: '2' }),
+      TypeError,
+      /numHeads must be a positive integer/,
+    );
   });
 });
 
@@ -237,9 +319,24 @@ describe('6. a getter that calls the engine while the arguments are read changes
 
 describe('7. scale must be finite in float32', () => {
   test.each([1e300, -1e39, 3.5e38, Infinity, -Infinity, NaN])('scale %s is a RangeError naming scale', (scale) => {
-    expectRejected(`MHA scale ${scale}`, () => attn.multiHeadAttention({ ...MHA, scale }), RangeError, /multiHeadAttention: scale must be a finite number, also in float32/);
-    expectRejected(`layer scale ${scale}`, () => layer.forward({ ...INPUTS, scale }), RangeError, /forward: scale must be/);
-    expectRejected(`SA scale ${scale}`, () => attn.selfAttention({ ...SA, scale }), RangeError, /selfAttention: scale must be/);
+    expectRejected(
+      `MHA scale ${scale}`,
+      () => attn.multiHeadAttention({ ...MHA, scale }),
+      RangeError,
+      /multiHeadAttention: scale must be a finite number, also in float32/,
+    );
+    expectRejected(
+      `layer scale ${scale}`,
+      () => layer.forward({ ...INPUTS, scale }),
+      RangeError,
+      /forward: scale must be/,
+    );
+    expectRejected(
+      `SA scale ${scale}`,
+      () => attn.selfAttention({ ...SA, scale }),
+      RangeError,
+      /selfAttention: scale must be/,
+    );
   });
 
   test('the largest float32 scales are accepted', () => {
@@ -255,19 +352,55 @@ describe('7. scale must be finite in float32', () => {
 describe('8. messages name the argument and count everything', () => {
   test('the out-of-memory size counts the masks', () => {
     const L = 24000; // weights alone: 2.3 GB
-    const args = { query: new Float32Array(L), embedDim: 1, numHeads: 1, inProjWeight: new Float32Array(3), outProjWeight: new Float32Array(1) };
+    const args = {
+      query: new Float32Array(L),
+      embedDim: 1,
+      numHeads: 1,
+      inProjWeight: new Float32Array(3),
+      outProjWeight: new Float32Array(1),
+    };
     const mib = (err) => Number(/needs about ([\d.]+) MiB/.exec(err.message)[1]);
-    const plain = expectRejected('too large', () => attn.multiHeadAttention(args), RangeError, /multiHeadAttention: the work is too large for WebAssembly memory/);
+    const plain = expectRejected(
+      'too large',
+      () => attn.multiHeadAttention(args),
+      RangeError,
+      /multiHeadAttention: the work is too large for WebAssembly memory/,
+    );
     // a [L, L] bool mask: 549 MiB more (zero pages: never touched before the size check)
-    const masked = expectRejected('too large with a mask', () => attn.multiHeadAttention({ ...args, attnMask: new Uint8Array(L * L) }), RangeError, /too large for WebAssembly memory/);
+    const masked = expectRejected(
+      'too large with a mask',
+      () => attn.multiHeadAttention({ ...args, attnMask: new Uint8Array(L * L) }),
+      RangeError,
+      /too large for WebAssembly memory/,
+    );
     expect(mib(masked) - mib(plain)).toBeCloseTo((L * L) / 1048576, 0);
-    const padded = expectRejected('too large with a padding mask', () => attn.multiHeadAttention({ ...args, keyPaddingMask: new Float32Array(L) }), RangeError, /too large/);
+    const padded = expectRejected(
+      'too large with a padding mask',
+      () => attn.multiHeadAttention({ ...args, keyPaddingMask: new Float32Array(L) }),
+      RangeError,
+      /too large/,
+    );
     expect(mib(padded) - mib(plain)).toBeCloseTo((4 * L) / 1048576, 1);
   });
 
   test('wrong-type elements and masks name the argument and the element', () => {
-    expectRejected('query[2] a string', () => attn.multiHeadAttention({ ...MHA, query: Object.assign(Array.from(MHA.query), { 2: 'x' }) }), TypeError, /multiHeadAttention: query\[2\] must be a number, got the string "x"/);
-    expectRejected('attnMask boolean[] with a number', () => attn.selfAttention({ ...SA, attnMask: [true, 1] }), TypeError, /selfAttention: attnMask must be .* element 1 is number 1/);
-    expectRejected('args a Float32Array', () => attn.selfAttention(new Float32Array(3)), TypeError, /selfAttention: expected one object of named arguments/);
+    expectRejected(
+      'query[2] a string',
+      () => attn.multiHeadAttention({ ...MHA, query: Object.assign(Array.from(MHA.query), { 2: 'x' }) }),
+      TypeError,
+      /multiHeadAttention: query\[2\] must be a number, got the string "x"/,
+    );
+    expectRejected(
+      'attnMask boolean[] with a number',
+      () => attn.selfAttention({ ...SA, attnMask: [true, 1] }),
+      TypeError,
+      /selfAttention: attnMask must be .* element 1 is number 1/,
+    );
+    expectRejected(
+      'args a Float32Array',
+      () => attn.selfAttention(new Float32Array(3)),
+      TypeError,
+      /selfAttention: expected one object of named arguments/,
+    );
   });
 });

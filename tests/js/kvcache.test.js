@@ -7,9 +7,25 @@ const { useEngines } = require('./engines');
 
 const engines = useEngines();
 
-const LAYER_KEYS = ['embedDim', 'numHeads', 'numKvHeads', 'headDim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
-  'vProjWeight', 'inProjBias', 'qProjBias', 'kProjBias', 'vProjBias', 'outProjWeight', 'outProjBias', 'rope', 'alibi',
-  'slidingWindow'];
+const LAYER_KEYS = [
+  'embedDim',
+  'numHeads',
+  'numKvHeads',
+  'headDim',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'qProjBias',
+  'kProjBias',
+  'vProjBias',
+  'outProjWeight',
+  'outProjBias',
+  'rope',
+  'alibi',
+  'slidingWindow',
+];
 const layerOf = (a) => Object.fromEntries(Object.entries(a).filter(([k]) => LAYER_KEYS.includes(k)));
 
 /** Rows [t0, t0 + n) of every batch element of a [batch, T, width] tensor. */
@@ -23,7 +39,8 @@ function rows(t, batch, T, width, t0, n) {
 function weightRows(w, batch, T, t0, n, cols) {
   const out = new Float32Array(batch * n * cols);
   for (let b = 0; b < batch; b++) {
-    for (let i = 0; i < n; i++) out.set(w.subarray((b * T + t0 + i) * T, (b * T + t0 + i) * T + cols), (b * n + i) * cols);
+    for (let i = 0; i < n; i++)
+      out.set(w.subarray((b * T + t0 + i) * T, (b * T + t0 + i) * T + cols), (b * n + i) * cols);
   }
   return out;
 }
@@ -40,9 +57,12 @@ const LAYERS = [
 
 describe.each([1, 2])('a prompt in any split equals one causal forward, %i thread(s)', (threads) => {
   test.each(LAYERS.flatMap((o) => Object.keys(SPLITS).map((s) => [JSON.stringify(o), s, o])))(
-    '%s split %s', (_, splitName, o) => {
+    '%s split %s',
+    (_, splitName, o) => {
       const attn = engines[threads];
-      const T = 37, batch = 2, E = o.embedDim;
+      const T = 37,
+        batch = 2,
+        E = o.embedDim;
       const full = mhaArgs({ ...o, batch, tgtLen: T, isCausal: true });
       const want = attn.multiHeadAttention(full);
       ref.expectClose(want.output, ref.multiHeadAttention(full).output, 'full forward vs reference');
@@ -63,7 +83,8 @@ describe.each([1, 2])('a prompt in any split equals one causal forward, %i threa
       }
       cache.dispose();
       layer.dispose();
-    });
+    },
+  );
 });
 
 describe('caches', () => {
@@ -149,15 +170,20 @@ describe('caches', () => {
     expect(live.disposed).toBe(true);
     expect(() => live.length).toThrow(/engine was disposed/);
     const engine = engines[1];
-    const cross = engine.createMultiHeadAttention({ ...layerOf(mhaArgs({ seed: 44, tgtLen: 2, embedDim: 8, numHeads: 2,
-      kdim: 5 })), kdim: 5 });
+    const cross = engine.createMultiHeadAttention({
+      ...layerOf(mhaArgs({ seed: 44, tgtLen: 2, embedDim: 8, numHeads: 2, kdim: 5 })),
+      kdim: 5,
+    });
     expect(() => cross.createKvCache({ maxLength: 4 })).toThrow(RangeError);
     cross.dispose();
   });
 
-  test('a keyPaddingMask of cache.length columns equals the full forward\'s first columns', () => {
+  test("a keyPaddingMask of cache.length columns equals the full forward's first columns", () => {
     const attn = engines[1];
-    const T = 10, batch = 2, o = LAYERS[1], E = o.embedDim;
+    const T = 10,
+      batch = 2,
+      o = LAYERS[1],
+      E = o.embedDim;
     const full = mhaArgs({ ...o, batch, tgtLen: T, isCausal: true, keyPaddingMask: 'bool' });
     full.keyPaddingMask[0] = 0; // key 0 of each batch element stays visible: no fully masked row
     full.keyPaddingMask[T] = 0;
@@ -168,7 +194,12 @@ describe('caches', () => {
     for (const n of [4, 1, 5]) {
       const kpm = new Uint8Array(batch * (t0 + n));
       for (let b = 0; b < batch; b++) kpm.set(full.keyPaddingMask.subarray(b * T, b * T + t0 + n), b * (t0 + n));
-      const got = layer.forward({ query: rows(full.query, batch, T, E, t0, n), cache, isCausal: true, keyPaddingMask: kpm });
+      const got = layer.forward({
+        query: rows(full.query, batch, T, E, t0, n),
+        cache,
+        isCausal: true,
+        keyPaddingMask: kpm,
+      });
       ref.expectClose(got.output, rows(want.output, batch, T, E, t0, n), `tokens ${t0}… with padding`);
       t0 += n;
     }
@@ -176,8 +207,14 @@ describe('caches', () => {
   });
 
   test('a NaN or ±Infinity in a token reaches the rows a full forward has it in; 1 and 2 threads agree bit for bit', () => {
-    const T = 9, o = LAYERS[1], E = o.embedDim;
-    for (const [at, what] of [[3 * E + 5, NaN], [6 * E, Infinity], [0, -Infinity]]) {
+    const T = 9,
+      o = LAYERS[1],
+      E = o.embedDim;
+    for (const [at, what] of [
+      [3 * E + 5, NaN],
+      [6 * E, Infinity],
+      [0, -Infinity],
+    ]) {
       const full = mhaArgs({ ...o, tgtLen: T, isCausal: true, slidingWindow: undefined });
       full.query = Float32Array.from(full.query);
       full.query[at] = what;
@@ -188,7 +225,12 @@ describe('caches', () => {
         const cache = layer.createKvCache({ maxLength: T });
         const parts = [2, 3, 1, 3].map((n, k, all) => {
           const t0 = all.slice(0, k).reduce((x, y) => x + y, 0);
-          return layer.forward({ query: full.query.subarray(t0 * E, (t0 + n) * E), cache, isCausal: true, needWeights: k % 2 === 0 }).output;
+          return layer.forward({
+            query: full.query.subarray(t0 * E, (t0 + n) * E),
+            cache,
+            isCausal: true,
+            needWeights: k % 2 === 0,
+          }).output;
         });
         const got = new Float32Array(T * E);
         let off = 0;
@@ -208,7 +250,9 @@ describe('caches', () => {
     const attn = engines[2];
     const { full, layer, E } = setup(attn, LAYERS[2]);
     const cache = layer.createKvCache({ maxLength: 12 });
-    const outs = [layer.forward({ query: full.query.subarray(0, 4 * E), cache, isCausal: true, needWeights: false }).output];
+    const outs = [
+      layer.forward({ query: full.query.subarray(0, 4 * E), cache, isCausal: true, needWeights: false }).output,
+    ];
     for (let t = 4; t < 12; t++) {
       outs.push(layer.forward({ query: full.query.subarray(t * E, (t + 1) * E), cache, isCausal: true }).output);
     }

@@ -9,7 +9,13 @@ const { mhaArgs, saArgs } = require('./cases');
 
 const MODULE = Symbol.for('wasm-attention.module'); // the package's test hook: the live module, or null
 const ARGS = mhaArgs({ seed: 41, tgtLen: 4, embedDim: 8, numHeads: 2, bias: true });
-const LAYER = { embedDim: 8, numHeads: 2, inProjWeight: ARGS.inProjWeight, inProjBias: ARGS.inProjBias, outProjWeight: ARGS.outProjWeight };
+const LAYER = {
+  embedDim: 8,
+  numHeads: 2,
+  inProjWeight: ARGS.inProjWeight,
+  inProjBias: ARGS.inProjBias,
+  outProjWeight: ARGS.outProjWeight,
+};
 const SA = saArgs({ seed: 42, seqLen: 3, dModel: 4, dK: 2 });
 
 const workersOf = (attn) => {
@@ -39,7 +45,9 @@ test('after dispose every call on the engine and its layers throws an Error sayi
   }
   expect(layer.disposed).toBe(true);
   expect(sa.disposed).toBe(true);
-  expect(() => layer.forward({ query: ARGS.query })).toThrow(/forward: this layer was disposed \(its engine was disposed\)/);
+  expect(() => layer.forward({ query: ARGS.query })).toThrow(
+    /forward: this layer was disposed \(its engine was disposed\)/,
+  );
   expect(() => sa.forward({ x: SA.x, seqLen: 3 })).toThrow(/disposed/);
   expect(() => attn.dispose()).not.toThrow(); // a second dispose does nothing
   expect(() => layer.dispose()).not.toThrow();
@@ -70,7 +78,12 @@ test('a threaded engine: dispose terminates every worker thread', async () => {
     const exited = workers.map((w) => new Promise((resolve) => w.once('exit', resolve)));
     // enough work to run on both threads
     const big = mhaArgs({ seed: 43, tgtLen: 96, embedDim: 64, numHeads: 4, isCausal: true });
-    const layer = attn.createMultiHeadAttention({ embedDim: 64, numHeads: 4, inProjWeight: big.inProjWeight, outProjWeight: big.outProjWeight });
+    const layer = attn.createMultiHeadAttention({
+      embedDim: 64,
+      numHeads: 4,
+      inProjWeight: big.inProjWeight,
+      outProjWeight: big.outProjWeight,
+    });
     expect(layer.forward({ query: big.query, isCausal: true }).output.length).toBe(96 * 64);
     const { PThread } = attn[MODULE];
     attn.dispose();
@@ -94,7 +107,8 @@ test('a Node process that creates and disposes a threaded engine exits on its ow
       console.log('disposed ' + r.output.length);
     })();`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
+  let out = '',
+    err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
   // A hang is what this test detects: kill the child if it has not exited long after its work.

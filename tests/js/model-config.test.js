@@ -6,45 +6,201 @@ const { modelModules, fixtureNames, loadFixture } = require('./model-modules');
 const { readModelConfig, ropeInverseFrequencies, SUPPORTED_MODEL_TYPES } = modelModules();
 const fixtures = Object.fromEntries(fixtureNames().map((n) => [n, loadFixture(n)]));
 const configOf = (name, changes = {}) => ({ ...fixtures[name].config, ...changes });
-const CONTRACT_KEYS = ['modelType', 'numLayers', 'hiddenSize', 'numHeads', 'numKvHeads', 'headDim', 'vocabSize', 'maxPositions', 'causal'];
+const CONTRACT_KEYS = [
+  'modelType',
+  'numLayers',
+  'hiddenSize',
+  'numHeads',
+  'numKvHeads',
+  'headDim',
+  'vocabSize',
+  'maxPositions',
+  'causal',
+];
 const pick = (c) => Object.fromEntries(CONTRACT_KEYS.map((k) => [k, c[k]]));
 
 test('there is a fixture of every family', () => {
-  expect([...new Set(Object.values(fixtures).map((f) => f.config.model_type))].sort()).toEqual([...SUPPORTED_MODEL_TYPES].sort());
+  expect([...new Set(Object.values(fixtures).map((f) => f.config.model_type))].sort()).toEqual(
+    [...SUPPORTED_MODEL_TYPES].sort(),
+  );
 });
 
 test("the contract's fields of each fixture", () => {
   const got = Object.fromEntries(Object.entries(fixtures).map(([n, f]) => [n, pick(readModelConfig(f.config))]));
   expect(got).toEqual({
-    'bert-mlm': { modelType: 'bert', numLayers: 2, hiddenSize: 32, numHeads: 4, numKvHeads: 4, headDim: 8, vocabSize: 96, maxPositions: 32, causal: false },
-    gpt2: { modelType: 'gpt2', numLayers: 2, hiddenSize: 32, numHeads: 4, numKvHeads: 4, headDim: 8, vocabSize: 317, maxPositions: 32, causal: true },
-    'llama-bias-partial-linear-f16': { modelType: 'llama', numLayers: 2, hiddenSize: 32, numHeads: 4, numKvHeads: 4, headDim: 8, vocabSize: 328, maxPositions: 32, causal: true },
-    'llama-gqa-llama3-sharded': { modelType: 'llama', numLayers: 2, hiddenSize: 32, numHeads: 4, numKvHeads: 2, headDim: 16, vocabSize: 336, maxPositions: 64, causal: true },
-    'mistral-window': { modelType: 'mistral', numLayers: 2, hiddenSize: 32, numHeads: 4, numKvHeads: 1, headDim: 8, vocabSize: 328, maxPositions: 64, causal: true },
-    'qwen2-bias-tied-bf16': { modelType: 'qwen2', numLayers: 2, hiddenSize: 32, numHeads: 4, numKvHeads: 2, headDim: 8, vocabSize: 320, maxPositions: 64, causal: true },
+    'bert-mlm': {
+      modelType: 'bert',
+      numLayers: 2,
+      hiddenSize: 32,
+      numHeads: 4,
+      numKvHeads: 4,
+      headDim: 8,
+      vocabSize: 96,
+      maxPositions: 32,
+      causal: false,
+    },
+    gpt2: {
+      modelType: 'gpt2',
+      numLayers: 2,
+      hiddenSize: 32,
+      numHeads: 4,
+      numKvHeads: 4,
+      headDim: 8,
+      vocabSize: 317,
+      maxPositions: 32,
+      causal: true,
+    },
+    'llama-bias-partial-linear-f16': {
+      modelType: 'llama',
+      numLayers: 2,
+      hiddenSize: 32,
+      numHeads: 4,
+      numKvHeads: 4,
+      headDim: 8,
+      vocabSize: 328,
+      maxPositions: 32,
+      causal: true,
+    },
+    'llama-gqa-llama3-sharded': {
+      modelType: 'llama',
+      numLayers: 2,
+      hiddenSize: 32,
+      numHeads: 4,
+      numKvHeads: 2,
+      headDim: 16,
+      vocabSize: 336,
+      maxPositions: 64,
+      causal: true,
+    },
+    'mistral-window': {
+      modelType: 'mistral',
+      numLayers: 2,
+      hiddenSize: 32,
+      numHeads: 4,
+      numKvHeads: 1,
+      headDim: 8,
+      vocabSize: 328,
+      maxPositions: 64,
+      causal: true,
+    },
+    'qwen2-bias-tied-bf16': {
+      modelType: 'qwen2',
+      numLayers: 2,
+      hiddenSize: 32,
+      numHeads: 4,
+      numKvHeads: 2,
+      headDim: 8,
+      vocabSize: 320,
+      maxPositions: 64,
+      causal: true,
+    },
   });
 });
 
 test('family details: norms, activations, MLPs, positions, biases, tied heads, windows, token types', () => {
   const detail = (n) => {
     const c = readModelConfig(fixtures[n].config);
-    return [c.norm, c.activation, c.mlp, c.positions, c.biases, c.tieWordEmbeddings, c.slidingWindow, c.layerWindows, c.typeVocabSize, c.eosTokenIds];
+    return [
+      c.norm,
+      c.activation,
+      c.mlp,
+      c.positions,
+      c.biases,
+      c.tieWordEmbeddings,
+      c.slidingWindow,
+      c.layerWindows,
+      c.typeVocabSize,
+      c.eosTokenIds,
+    ];
   };
   const none = [null, null];
-  expect(detail('llama-gqa-llama3-sharded')).toEqual([{ kind: 'rms', placement: 'pre', eps: 1e-5 }, 'silu', 'gated', 'rope', { qkv: false, output: false, mlp: false }, false, null, none, 0, [2]]);
-  expect(detail('llama-bias-partial-linear-f16')).toEqual([{ kind: 'rms', placement: 'pre', eps: 1e-6 }, 'silu', 'gated', 'rope', { qkv: true, output: true, mlp: true }, true, null, none, 0, [2]]);
-  expect(detail('mistral-window')).toEqual([{ kind: 'rms', placement: 'pre', eps: 1e-5 }, 'silu', 'gated', 'rope', { qkv: false, output: false, mlp: false }, false, 4, [4, 4], 0, [2]]);
-  expect(detail('qwen2-bias-tied-bf16')).toEqual([{ kind: 'rms', placement: 'pre', eps: 1e-6 }, 'silu', 'gated', 'rope', { qkv: true, output: false, mlp: false }, true, null, none, 0, [316]]);
-  expect(detail('gpt2')).toEqual([{ kind: 'layer', placement: 'pre', eps: 1e-5 }, 'gelu_tanh', 'plain', 'learned', { qkv: true, output: true, mlp: true }, true, null, none, 0, [316]]);
-  expect(detail('bert-mlm')).toEqual([{ kind: 'layer', placement: 'post', eps: 1e-12 }, 'gelu_erf', 'plain', 'learned', { qkv: true, output: true, mlp: true }, true, null, none, 2, []]);
+  expect(detail('llama-gqa-llama3-sharded')).toEqual([
+    { kind: 'rms', placement: 'pre', eps: 1e-5 },
+    'silu',
+    'gated',
+    'rope',
+    { qkv: false, output: false, mlp: false },
+    false,
+    null,
+    none,
+    0,
+    [2],
+  ]);
+  expect(detail('llama-bias-partial-linear-f16')).toEqual([
+    { kind: 'rms', placement: 'pre', eps: 1e-6 },
+    'silu',
+    'gated',
+    'rope',
+    { qkv: true, output: true, mlp: true },
+    true,
+    null,
+    none,
+    0,
+    [2],
+  ]);
+  expect(detail('mistral-window')).toEqual([
+    { kind: 'rms', placement: 'pre', eps: 1e-5 },
+    'silu',
+    'gated',
+    'rope',
+    { qkv: false, output: false, mlp: false },
+    false,
+    4,
+    [4, 4],
+    0,
+    [2],
+  ]);
+  expect(detail('qwen2-bias-tied-bf16')).toEqual([
+    { kind: 'rms', placement: 'pre', eps: 1e-6 },
+    'silu',
+    'gated',
+    'rope',
+    { qkv: true, output: false, mlp: false },
+    true,
+    null,
+    none,
+    0,
+    [316],
+  ]);
+  expect(detail('gpt2')).toEqual([
+    { kind: 'layer', placement: 'pre', eps: 1e-5 },
+    'gelu_tanh',
+    'plain',
+    'learned',
+    { qkv: true, output: true, mlp: true },
+    true,
+    null,
+    none,
+    0,
+    [316],
+  ]);
+  expect(detail('bert-mlm')).toEqual([
+    { kind: 'layer', placement: 'post', eps: 1e-12 },
+    'gelu_erf',
+    'plain',
+    'learned',
+    { qkv: true, output: true, mlp: true },
+    true,
+    null,
+    none,
+    2,
+    [],
+  ]);
   expect(readModelConfig(fixtures.gpt2.config).intermediateSize).toBe(128); // n_inner null → 4·n_embd
 });
 
 test('RoPE: dims, scalings, and inverse frequencies equal to the float64 reference', () => {
   const rope = (n) => readModelConfig(fixtures[n].config).rope;
-  expect(rope('llama-gqa-llama3-sharded')).toEqual({ base: 500000, dim: 16,
-    scaling: { kind: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositions: 48 } });
-  expect(rope('llama-bias-partial-linear-f16')).toEqual({ base: 10000, dim: 4, scaling: { kind: 'linear', factor: 2 } });
+  expect(rope('llama-gqa-llama3-sharded')).toEqual({
+    base: 500000,
+    dim: 16,
+    scaling: { kind: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositions: 48 },
+  });
+  expect(rope('llama-bias-partial-linear-f16')).toEqual({
+    base: 10000,
+    dim: 4,
+    scaling: { kind: 'linear', factor: 2 },
+  });
   expect(rope('mistral-window')).toEqual({ base: 10000, dim: 8, scaling: null }); // rope_type 'default'
   expect(rope('gpt2')).toBeNull();
   for (const [name, f] of Object.entries(fixtures)) {
@@ -59,7 +215,11 @@ test('RoPE: dims, scalings, and inverse frequencies equal to the float64 referen
   const plain = ropeInverseFrequencies({ ...c, scaling: null });
   const scaled = ropeInverseFrequencies(c);
   const ratios = Array.from(scaled, (s, i) => plain[i] / s);
-  expect(ratios.some((r) => r === 1) && ratios.some((r) => Math.abs(r - 8) < 1e-12) && ratios.some((r) => r > 1.01 && r < 7.99)).toBe(true);
+  expect(
+    ratios.some((r) => r === 1) &&
+      ratios.some((r) => Math.abs(r - 8) < 1e-12) &&
+      ratios.some((r) => r > 1.01 && r < 7.99),
+  ).toBe(true);
 });
 
 test('defaults: no num_key_value_heads is multi-head, no head_dim is hidden/heads, tie defaults per family', () => {
@@ -82,7 +242,9 @@ test('defaults: no num_key_value_heads is multi-head, no head_dim is hidden/head
 });
 
 test("Qwen2's use_sliding_window windows the layers from max_window_layers on", () => {
-  const c = readModelConfig(configOf('qwen2-bias-tied-bf16', { use_sliding_window: true, sliding_window: 5, max_window_layers: 1 }));
+  const c = readModelConfig(
+    configOf('qwen2-bias-tied-bf16', { use_sliding_window: true, sliding_window: 5, max_window_layers: 1 }),
+  );
   expect([c.slidingWindow, c.layerWindows]).toEqual([5, [null, 5]]);
 });
 
@@ -93,15 +255,25 @@ test('eos_token_id may be a list', () => {
 describe('errors', () => {
   test('an unsupported model_type is a RangeError naming it and the supported ones', () => {
     expect(() => readModelConfig(configOf('gpt2', { model_type: 'falcon' }))).toThrow(RangeError);
-    expect(() => readModelConfig(configOf('gpt2', { model_type: 'falcon' }))).toThrow(/model_type "falcon".*llama, mistral, qwen2, gpt2, bert/);
+    expect(() => readModelConfig(configOf('gpt2', { model_type: 'falcon' }))).toThrow(
+      /model_type "falcon".*llama, mistral, qwen2, gpt2, bert/,
+    );
     expect(() => readModelConfig({})).toThrow(/model_type undefined is not supported/);
   });
 
   test('an unknown rope_scaling kind is a RangeError naming it, under either key', () => {
-    expect(() => readModelConfig(configOf('mistral-window', { rope_scaling: { rope_type: 'yarn', factor: 4 } }))).toThrow(RangeError);
-    expect(() => readModelConfig(configOf('mistral-window', { rope_scaling: { rope_type: 'yarn', factor: 4 } }))).toThrow(/"yarn".*default, linear, llama3/);
-    expect(() => readModelConfig(configOf('mistral-window', { rope_scaling: { type: 'dynamic', factor: 4 } }))).toThrow(/"dynamic"/);
-    expect(() => readModelConfig(configOf('mistral-window', { rope_scaling: { type: 'linear' } }))).toThrow(/rope_scaling\.factor must be a number/);
+    expect(() =>
+      readModelConfig(configOf('mistral-window', { rope_scaling: { rope_type: 'yarn', factor: 4 } })),
+    ).toThrow(RangeError);
+    expect(() =>
+      readModelConfig(configOf('mistral-window', { rope_scaling: { rope_type: 'yarn', factor: 4 } })),
+    ).toThrow(/"yarn".*default, linear, llama3/);
+    expect(() => readModelConfig(configOf('mistral-window', { rope_scaling: { type: 'dynamic', factor: 4 } }))).toThrow(
+      /"dynamic"/,
+    );
+    expect(() => readModelConfig(configOf('mistral-window', { rope_scaling: { type: 'linear' } }))).toThrow(
+      /rope_scaling\.factor must be a number/,
+    );
   });
 
   test('not an object, missing or wrong sizes', () => {
@@ -112,18 +284,28 @@ describe('errors', () => {
     expect(() => readModelConfig(noHidden)).toThrow(new TypeError('readModelConfig: config.json has no hidden_size'));
     expect(() => readModelConfig(configOf('mistral-window', { num_attention_heads: '4' }))).toThrow(TypeError);
     expect(() => readModelConfig(configOf('mistral-window', { num_hidden_layers: 0 }))).toThrow(RangeError);
-    expect(() => readModelConfig(configOf('mistral-window', { num_key_value_heads: 3 }))).toThrow(/multiple of num_key_value_heads/);
-    expect(() => readModelConfig(configOf('mistral-window', { head_dim: null, num_attention_heads: 5, num_key_value_heads: 5 }))).toThrow(/multiple of num_attention_heads/);
+    expect(() => readModelConfig(configOf('mistral-window', { num_key_value_heads: 3 }))).toThrow(
+      /multiple of num_key_value_heads/,
+    );
+    expect(() =>
+      readModelConfig(configOf('mistral-window', { head_dim: null, num_attention_heads: 5, num_key_value_heads: 5 })),
+    ).toThrow(/multiple of num_attention_heads/);
     expect(() => readModelConfig(configOf('gpt2', { n_head: 5 }))).toThrow(RangeError);
-    expect(() => readModelConfig(configOf('mistral-window', { partial_rotary_factor: 0.1 }))).toThrow(/partial_rotary_factor/);
+    expect(() => readModelConfig(configOf('mistral-window', { partial_rotary_factor: 0.1 }))).toThrow(
+      /partial_rotary_factor/,
+    );
     expect(() => readModelConfig(configOf('mistral-window', { rope_theta: -1 }))).toThrow(RangeError);
     expect(() => readModelConfig(configOf('mistral-window', { tie_word_embeddings: 'yes' }))).toThrow(TypeError);
     expect(() => readModelConfig(configOf('mistral-window', { eos_token_id: -1 }))).toThrow(RangeError);
   });
 
   test('an activation, position embedding or attention scaling the runtime lacks is a RangeError naming it', () => {
-    expect(() => readModelConfig(configOf('mistral-window', { hidden_act: 'relu2' }))).toThrow(/hidden_act "relu2" is not supported/);
-    expect(() => readModelConfig(configOf('bert-mlm', { position_embedding_type: 'relative_key' }))).toThrow(/relative_key/);
+    expect(() => readModelConfig(configOf('mistral-window', { hidden_act: 'relu2' }))).toThrow(
+      /hidden_act "relu2" is not supported/,
+    );
+    expect(() => readModelConfig(configOf('bert-mlm', { position_embedding_type: 'relative_key' }))).toThrow(
+      /relative_key/,
+    );
     expect(() => readModelConfig(configOf('gpt2', { scale_attn_by_inverse_layer_idx: true }))).toThrow(RangeError);
   });
 });

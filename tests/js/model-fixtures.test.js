@@ -17,7 +17,10 @@ test('six checkpoints, under 3 MB together, each a Hugging Face folder', () => {
     const files = fs.readdirSync(path.join(FIXTURES, name));
     for (const f of files) total += fs.statSync(path.join(FIXTURES, name, f)).size;
     expect([name, files.includes('config.json'), files.includes('tokenizer.json')]).toEqual([name, true, true]);
-    expect([name, files.includes('model.safetensors') || files.includes('model.safetensors.index.json')]).toEqual([name, true]);
+    expect([name, files.includes('model.safetensors') || files.includes('model.safetensors.index.json')]).toEqual([
+      name,
+      true,
+    ]);
   }
   expect(total).toBeLessThan(3e6);
 });
@@ -29,8 +32,14 @@ test('one sharded, one F16 and one BF16 checkpoint among them', () => {
     const tensors = f.index ? readShardedCheckpoint(f.index, f.files) : collectTensors(f.files['model.safetensors']);
     dtypes[name] = [...new Set(Object.values(tensors).map((t) => t.dtype))];
   }
-  expect(dtypes).toEqual({ 'bert-mlm': ['F32'], gpt2: ['F32'], 'llama-bias-partial-linear-f16': ['F16'], 'llama-gqa-llama3-sharded': ['F32'],
-    'mistral-window': ['F32'], 'qwen2-bias-tied-bf16': ['BF16'] });
+  expect(dtypes).toEqual({
+    'bert-mlm': ['F32'],
+    gpt2: ['F32'],
+    'llama-bias-partial-linear-f16': ['F16'],
+    'llama-gqa-llama3-sharded': ['F32'],
+    'mistral-window': ['F32'],
+    'qwen2-bias-tied-bf16': ['BF16'],
+  });
   expect(Object.keys(loadFixture('llama-gqa-llama3-sharded').files).length).toBe(2);
 });
 

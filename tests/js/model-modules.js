@@ -14,8 +14,19 @@ let cached;
 function modelModules() {
   if (cached) return cached;
   const { outputFiles } = buildSync({
-    stdin: { contents: [...MODULES.map((m) => `export * from './lib/model/${m}.mjs';`), "export { readSafetensors } from './lib/readers/safetensors.mjs';"].join('\n'), resolveDir: ROOT, sourcefile: 'model-modules.mjs' },
-    bundle: true, format: 'cjs', platform: 'node', write: false, logLevel: 'silent',
+    stdin: {
+      contents: [
+        ...MODULES.map((m) => `export * from './lib/model/${m}.mjs';`),
+        "export { readSafetensors } from './lib/readers/safetensors.mjs';",
+      ].join('\n'),
+      resolveDir: ROOT,
+      sourcefile: 'model-modules.mjs',
+    },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    write: false,
+    logLevel: 'silent',
   });
   const module = { exports: {} };
   new Function('module', 'exports', 'require', outputFiles[0].text)(module, module.exports, require);
@@ -24,14 +35,19 @@ function modelModules() {
 }
 
 /** The fixture folders: one tiny checkpoint each (see tests/fixtures/models/README.md). */
-const fixtureNames = () => fs.readdirSync(FIXTURES).filter((n) => fs.statSync(path.join(FIXTURES, n)).isDirectory()).sort();
+const fixtureNames = () =>
+  fs
+    .readdirSync(FIXTURES)
+    .filter((n) => fs.statSync(path.join(FIXTURES, n)).isDirectory())
+    .sort();
 
 /** A fixture's files: config, tokenizer, expected (parsed), weight files (bytes by name), reference arrays. */
 function loadFixture(name) {
   const dir = path.join(FIXTURES, name);
   const json = (f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
   const files = {};
-  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.safetensors'))) files[f] = fs.readFileSync(path.join(dir, f));
+  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.safetensors')))
+    files[f] = fs.readFileSync(path.join(dir, f));
   const expected = json('expected.json');
   const raw = fs.readFileSync(path.join(dir, 'reference.f32'));
   const floats = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
@@ -39,8 +55,19 @@ function loadFixture(name) {
   for (const [key, { offset, shape }] of Object.entries(expected.sections)) {
     reference[key] = { shape, data: floats.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)) };
   }
-  const index = fs.existsSync(path.join(dir, 'model.safetensors.index.json')) ? json('model.safetensors.index.json') : null;
-  return { name, config: json('config.json'), tokenizer: json('tokenizer.json'), expected, files, index, reference, floatCount: floats.length };
+  const index = fs.existsSync(path.join(dir, 'model.safetensors.index.json'))
+    ? json('model.safetensors.index.json')
+    : null;
+  return {
+    name,
+    config: json('config.json'),
+    tokenizer: json('tokenizer.json'),
+    expected,
+    files,
+    index,
+    reference,
+    floatCount: floats.length,
+  };
 }
 
 module.exports = { modelModules, fixtureNames, loadFixture, FIXTURES };

@@ -14,11 +14,14 @@ describe('greedy', () => {
     expect(greedy([-Infinity, Infinity, Infinity])).toBe(1);
   });
 
-  test.each(fixtureNames().filter((n) => loadFixture(n).expected.greedy))("%s: the reference's first greedy token from its last logits row", (name) => {
-    const { reference, expected } = loadFixture(name);
-    const [T, V] = reference.logits.shape;
-    expect(greedy(reference.logits.data.subarray((T - 1) * V, T * V))).toBe(expected.greedy[0]);
-  });
+  test.each(fixtureNames().filter((n) => loadFixture(n).expected.greedy))(
+    "%s: the reference's first greedy token from its last logits row",
+    (name) => {
+      const { reference, expected } = loadFixture(name);
+      const [T, V] = reference.logits.shape;
+      expect(greedy(reference.logits.data.subarray((T - 1) * V, T * V))).toBe(expected.greedy[0]);
+    },
+  );
 });
 
 describe('createSampler', () => {
@@ -53,7 +56,10 @@ describe('createSampler', () => {
     const n = 20000;
     for (const t of [0.7, 2]) {
       const counts = draw(createSampler({ temperature: t, seed: 11 }), n);
-      const p = softmax(logits.map((x) => (Number.isNaN(x) ? -Infinity : x)), t);
+      const p = softmax(
+        logits.map((x) => (Number.isNaN(x) ? -Infinity : x)),
+        t,
+      );
       counts.forEach((c, i) => {
         const sd = Math.sqrt(n * p[i] * (1 - p[i]));
         expect([t, i, Math.abs(c - n * p[i]) <= 5 * sd + 1]).toEqual([t, i, true]);
@@ -72,7 +78,10 @@ describe('createSampler', () => {
   });
 
   test('top-p keeps the shortest prefix reaching p; a tiny p is greedy', () => {
-    const p = softmax(logits.map((x) => (Number.isNaN(x) ? -Infinity : x)), 1); // order: 4, 0, 1, 5, 2, 3
+    const p = softmax(
+      logits.map((x) => (Number.isNaN(x) ? -Infinity : x)),
+      1,
+    ); // order: 4, 0, 1, 5, 2, 3
     const twoMass = p[4] + p[0];
     const counts = draw(createSampler({ temperature: 1, topP: twoMass - 1e-6, seed: 4 }), 4000);
     expect(counts.map((c) => c > 0)).toEqual([true, false, false, false, true, false, false, false]);

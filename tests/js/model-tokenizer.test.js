@@ -56,7 +56,9 @@ test('it loads from the parsed object alone: no network, no file', () => {
     throw new Error('the tokenizer tried to fetch');
   };
   try {
-    expect(createTokenizer(fixtures.gpt2.tokenizer).decode(createTokenizer(fixtures.gpt2.tokenizer).encode('cat'))).toBe('cat');
+    expect(
+      createTokenizer(fixtures.gpt2.tokenizer).decode(createTokenizer(fixtures.gpt2.tokenizer).encode('cat')),
+    ).toBe('cat');
   } finally {
     globalThis.fetch = fetch;
   }
@@ -81,7 +83,9 @@ describe('errors', () => {
     expect(() => tokenizer.encode('a', { addSpecialTokens: 'no' })).toThrow(TypeError);
     expect(() => tokenizer.decode('1 2')).toThrow(TypeError);
     expect(() => tokenizer.decode(new Float32Array([1]))).toThrow(TypeError);
-    expect(() => tokenizer.decode([1.5])).toThrow(new RangeError('tokenizer: decode: ids[0] must be an integer, got number 1.5'));
+    expect(() => tokenizer.decode([1.5])).toThrow(
+      new RangeError('tokenizer: decode: ids[0] must be an integer, got number 1.5'),
+    );
     expect(() => tokenizer.decode([1], { skipSpecialTokens: 1 })).toThrow(TypeError);
   });
 });
@@ -90,12 +94,22 @@ test('the attention-only import path stays free of the tokenizer (and of lib/mod
   const fs = require('fs');
   const path = require('path');
   const root = path.join(__dirname, '..', '..');
-  const sources = ['bindings', 'lib', 'lib/readers'].flatMap((dir) => fs.readdirSync(path.join(root, dir))
-    .filter((f) => /\.(mjs|cjs|js)$/.test(f)).map((f) => path.join(dir, f)));
+  const sources = ['bindings', 'lib', 'lib/readers'].flatMap((dir) =>
+    fs
+      .readdirSync(path.join(root, dir))
+      .filter((f) => /\.(mjs|cjs|js)$/.test(f))
+      .map((f) => path.join(dir, f)),
+  );
   expect(sources.length).toBeGreaterThan(10);
-  const offenders = sources.filter((f) => /from\s+'[^']*(model\/|@huggingface\/tokenizers)|require\('[^']*(model\/|@huggingface\/tokenizers)/
-    .test(fs.readFileSync(path.join(root, f), 'utf8')));
+  const offenders = sources.filter((f) =>
+    /from\s+'[^']*(model\/|@huggingface\/tokenizers)|require\('[^']*(model\/|@huggingface\/tokenizers)/.test(
+      fs.readFileSync(path.join(root, f), 'utf8'),
+    ),
+  );
   expect(offenders).toEqual([]);
   const pkg = require('../../package.json');
-  expect([pkg.devDependencies['@huggingface/tokenizers'], pkg.dependencies?.['@huggingface/tokenizers']]).toEqual(['^0.2.0', undefined]);
+  expect([pkg.devDependencies['@huggingface/tokenizers'], pkg.dependencies?.['@huggingface/tokenizers']]).toEqual([
+    '^0.2.0',
+    undefined,
+  ]);
 });

@@ -17,15 +17,27 @@ let tmp, proj, tarball, files, unpacked;
 function encode(args) {
   const out = {};
   for (const [k, v] of Object.entries(args)) {
-    if (ArrayBuffer.isView(v)) out[k] = { type: v.constructor.name, data: Array.from(v, (x) => (Number.isFinite(x) ? x : String(x))) };
+    if (ArrayBuffer.isView(v))
+      out[k] = { type: v.constructor.name, data: Array.from(v, (x) => (Number.isFinite(x) ? x : String(x))) };
     else out[k] = v;
   }
   return out;
 }
 
 const MHA = mhaArgs({
-  seed: 900, batch: 2, tgtLen: 5, srcLen: 6, embedDim: 16, numHeads: 4, kdim: 9, vdim: 7,
-  bias: true, outBias: true, attnMask: 'float2d', keyPaddingMask: 'bool', isCausal: true,
+  seed: 900,
+  batch: 2,
+  tgtLen: 5,
+  srcLen: 6,
+  embedDim: 16,
+  numHeads: 4,
+  kdim: 9,
+  vdim: 7,
+  bias: true,
+  outBias: true,
+  attnMask: 'float2d',
+  keyPaddingMask: 'bool',
+  isCausal: true,
 });
 const SA = saArgs({ seed: 901, batch: 2, seqLen: 6, dModel: 8, dK: 4, dV: 5, bias: true, mask: 'bool' });
 
@@ -66,8 +78,14 @@ beforeAll(() => {
 
   proj = path.join(tmp, 'consumer');
   fs.mkdirSync(proj);
-  fs.writeFileSync(path.join(proj, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
-  execFileSync('npm', ['install', tarball, '--no-audit', '--no-fund'], { cwd: proj, stdio: ['ignore', 'pipe', 'pipe'] });
+  fs.writeFileSync(
+    path.join(proj, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
+  );
+  execFileSync('npm', ['install', tarball, '--no-audit', '--no-fund'], {
+    cwd: proj,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   fs.writeFileSync(path.join(proj, 'cases.json'), JSON.stringify({ mha: encode(MHA), sa: encode(SA) }));
   fs.writeFileSync(
     path.join(proj, 'use.mjs'),
@@ -85,14 +103,36 @@ afterAll(() => {
 });
 
 test('the tarball holds the entries, types, the six builds and their workers, and no sources or tests', () => {
-  const want = ['package.json', 'LICENSE', 'README.md', 'docs/API.md', 'dist/index.cjs', 'dist/index.mjs', 'dist/node.mjs',
-    'dist/index.d.ts', 'dist/index.d.mts', 'dist/index.d.cts'];
+  const want = [
+    'package.json',
+    'LICENSE',
+    'README.md',
+    'docs/API.md',
+    'dist/index.cjs',
+    'dist/index.mjs',
+    'dist/node.mjs',
+    'dist/index.d.ts',
+    'dist/index.d.mts',
+    'dist/index.d.cts',
+  ];
   for (const build of ['wasm-attention-simd', 'wasm-attention-relaxed', 'wasm-attention-scalar']) {
-    want.push(`dist/${build}.wasm`, `dist/${build}.mjs`, `dist/node/${build}.js`, `dist/${build}-mt.wasm`, `dist/${build}-mt.mjs`,
-      `dist/${build}-mt.worker.mjs`, `dist/node/${build}-mt.js`, `dist/node/${build}-mt.worker.js`);
+    want.push(
+      `dist/${build}.wasm`,
+      `dist/${build}.mjs`,
+      `dist/node/${build}.js`,
+      `dist/${build}-mt.wasm`,
+      `dist/${build}-mt.mjs`,
+      `dist/${build}-mt.worker.mjs`,
+      `dist/node/${build}-mt.js`,
+      `dist/node/${build}-mt.worker.js`,
+    );
   }
   for (const f of want) expect([f, files.includes(`package/${f}`)]).toEqual([f, true]);
-  const stray = files.filter((f) => /^package\/(src|tests|bindings|build|node_modules|bench)\//.test(f) || /\.cjs$/.test(f) && !/dist\/(index|create)\.cjs$/.test(f));
+  const stray = files.filter(
+    (f) =>
+      /^package\/(src|tests|bindings|build|node_modules|bench)\//.test(f) ||
+      (/\.cjs$/.test(f) && !/dist\/(index|create)\.cjs$/.test(f)),
+  );
   expect(stray).toEqual([]);
 });
 
@@ -111,13 +151,20 @@ test('no file in the tarball cites a document the tarball lacks', () => {
 });
 
 test('types and exports pass @arethetypeswrong/cli (node10, node16 CJS and ESM, bundler) and publint', () => {
-  const attw = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--format', 'json'],
-    { encoding: 'utf8' });
+  const attw = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--format', 'json'],
+    { encoding: 'utf8' },
+  );
   const report = JSON.parse(attw.stdout);
   const resolutions = report.analysis.entrypoints['.'].resolutions;
   expect(Object.keys(resolutions).sort()).toEqual(['bundler', 'node10', 'node16-cjs', 'node16-esm']);
   expect(report.problems).toEqual({});
-  const lint = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'publint', 'src', 'cli.js'), 'run', '--strict', path.join(unpacked, 'package')], { encoding: 'utf8' });
+  const lint = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules', 'publint', 'src', 'cli.js'), 'run', '--strict', path.join(unpacked, 'package')],
+    { encoding: 'utf8' },
+  );
   if (lint.status !== 0 || !/All good/.test(lint.stdout)) throw new Error(`publint:\n${lint.stdout}\n${lint.stderr}`);
 });
 

@@ -32,48 +32,55 @@ function thrown(fn) {
   }
 }
 
-const rows = (flat, width) => Array.from({ length: flat.length / width }, (_, i) => Array.from(flat.subarray(i * width, (i + 1) * width)));
+const rows = (flat, width) =>
+  Array.from({ length: flat.length / width }, (_, i) => Array.from(flat.subarray(i * width, (i + 1) * width)));
 
 section('config', () => ({ config: model.config, vocab: model.vocab.slice(0, 4), vocabLength: model.vocab.length }));
 
 // Logits of each fixture case fed whole (every position) and one token at a time.
-section('forward', () => fixture.cases.map((c) => {
-  const whole = model.createSession();
-  const all = whole.feed(c.ids, { allLogits: true });
-  const wholeRows = rows(all.allLogits, model.config.vocabSize).slice(c.logitsFrom);
-  const lastEqualsAll = Array.from(all.logits).every((v, i) => v === all.allLogits[(c.ids.length - 1) * model.config.vocabSize + i]);
-  whole.dispose();
-  const stepped = model.createSession();
-  const stepRows = [];
-  c.ids.forEach((id, i) => {
-    const { logits } = stepped.feed([id]);
-    if (i >= c.logitsFrom) stepRows.push(Array.from(logits));
-  });
-  stepped.dispose();
-  return { whole: wholeRows, steps: stepRows, lastEqualsAll };
-}));
+section('forward', () =>
+  fixture.cases.map((c) => {
+    const whole = model.createSession();
+    const all = whole.feed(c.ids, { allLogits: true });
+    const wholeRows = rows(all.allLogits, model.config.vocabSize).slice(c.logitsFrom);
+    const lastEqualsAll = Array.from(all.logits).every(
+      (v, i) => v === all.allLogits[(c.ids.length - 1) * model.config.vocabSize + i],
+    );
+    whole.dispose();
+    const stepped = model.createSession();
+    const stepRows = [];
+    c.ids.forEach((id, i) => {
+      const { logits } = stepped.feed([id]);
+      if (i >= c.logitsFrom) stepRows.push(Array.from(logits));
+    });
+    stepped.dispose();
+    return { whole: wholeRows, steps: stepRows, lastEqualsAll };
+  }),
+);
 
 // Greedy continuations as PyTorch made them (through poem starts), and the default stop.
-section('greedy', () => fixture.cases.map((c) => {
-  const session = model.createSession();
-  session.feed(c.ids);
-  const made = [...generate(session, { maxNew: c.greedy.length, temperature: 0, stopAtPoemStart: false })];
-  const ids = made.map((s) => s.id);
-  const text = made.map((s) => s.text).join('');
-  const positions = made.map((s) => s.position);
-  const rowShapes = made[0].attention.map((w) => w.length);
-  session.truncate(c.ids.length);
-  const gen = generate(session, { temperature: 0 });
-  const untilStart = [];
-  let step = gen.next();
-  while (!step.done) {
-    untilStart.push(step.value.id);
-    step = gen.next();
-  }
-  const stopped = { ...step.value, length: session.length };
-  session.dispose();
-  return { ids, text, positions, rowShapes, untilStart, stopped };
-}));
+section('greedy', () =>
+  fixture.cases.map((c) => {
+    const session = model.createSession();
+    session.feed(c.ids);
+    const made = [...generate(session, { maxNew: c.greedy.length, temperature: 0, stopAtPoemStart: false })];
+    const ids = made.map((s) => s.id);
+    const text = made.map((s) => s.text).join('');
+    const positions = made.map((s) => s.position);
+    const rowShapes = made[0].attention.map((w) => w.length);
+    session.truncate(c.ids.length);
+    const gen = generate(session, { temperature: 0 });
+    const untilStart = [];
+    let step = gen.next();
+    while (!step.done) {
+      untilStart.push(step.value.id);
+      step = gen.next();
+    }
+    const stopped = { ...step.value, length: session.length };
+    session.dispose();
+    return { ids, text, positions, rowShapes, untilStart, stopped };
+  }),
+);
 
 // The maps of a session fed in two chunks and generated on, against feed's own rows.
 section('maps', () => {
@@ -95,9 +102,14 @@ section('maps', () => {
   const wholeMaps = mapsOf(whole);
   whole.dispose();
   const out = {
-    n, tokens: Array.from(session.tokens), maps: mapsOf(session), wholeMaps,
+    n,
+    tokens: Array.from(session.tokens),
+    maps: mapsOf(session),
+    wholeMaps,
     feedShapes: [first, second].map((r) => r.attention.map((w) => w.length)),
-    second: second.attention.map((w) => Array.from(w)), secondFrom: 3, secondCount: ids.length - 3,
+    second: second.attention.map((w) => Array.from(w)),
+    secondFrom: 3,
+    secondCount: ids.length - 3,
     lastStep: made.at(-1).attention.map((w) => Array.from(w)),
   };
   session.dispose();
@@ -111,11 +123,23 @@ section('headSteps', () => {
   session.feed(ids);
   [...generate(session, { maxNew: 4 })];
   const n = session.length;
-  const picks = [[0, 0, 0], [0, 1, 3], [1, 2, n - 1], [2, 3, 5], [3, 1, n - 2], [3, 3, n - 1]];
+  const picks = [
+    [0, 0, 0],
+    [0, 1, 3],
+    [1, 2, n - 1],
+    [2, 3, 5],
+    [3, 1, n - 2],
+    [3, 3, n - 1],
+  ];
   const out = picks.map(([layer, head, query]) => {
     const s = session.headSteps(layer, head, query);
     const map = session.attention(layer, head);
-    const plain = Object.fromEntries(Object.entries(s).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v, (x) => (Number.isFinite(x) ? x : String(x))) : v]));
+    const plain = Object.fromEntries(
+      Object.entries(s).map(([k, v]) => [
+        k,
+        ArrayBuffer.isView(v) ? Array.from(v, (x) => (Number.isFinite(x) ? x : String(x))) : v,
+      ]),
+    );
     return { layer, head, query, n, steps: plain, cachedRow: Array.from(map.subarray(query * n, (query + 1) * n)) };
   });
   session.dispose();
@@ -149,8 +173,18 @@ section('sampling', () => {
     return ids;
   };
   return {
-    logits: Array.from(logits), top, hot, sumAll: all.reduce((a, t) => a + t.prob, 0), allTextNull: all.every((t) => t.text === null), argmax,
-    draws, firstOfTop, lastOfTop3, seededA: seeded(3), seededB: seeded(3), seededC: seeded(4),
+    logits: Array.from(logits),
+    top,
+    hot,
+    sumAll: all.reduce((a, t) => a + t.prob, 0),
+    allTextNull: all.every((t) => t.text === null),
+    argmax,
+    draws,
+    firstOfTop,
+    lastOfTop3,
+    seededA: seeded(3),
+    seededB: seeded(3),
+    seededC: seeded(4),
     errors: {
       k0: thrown(() => topTokens(logits, 0)),
       t0: thrown(() => topTokens(logits, 3, 0)),
@@ -202,13 +236,33 @@ section('errors', () => {
   const badMaxLength = thrown(() => model.createSession({ maxLength: 0 }));
   const empty2 = model.createSession();
   const generateEmpty = thrown(() => generate(empty2, {}));
-  const generateBadTemperature = (() => { empty2.feed([0]); return thrown(() => generate(empty2, { temperature: -1 })); })();
+  const generateBadTemperature = (() => {
+    empty2.feed([0]);
+    return thrown(() => generate(empty2, { temperature: -1 }));
+  })();
   empty2.dispose();
   s.dispose();
   return {
-    expected, tooLong, lengthAfterTooLong, badId, fraction, empty, notArray, lengthAfterBad, logitsAfter, full,
-    generatedWhenFull, stoppedWhenFull, badLayer, badHead, badQuery, badTruncate, logitsAfterTruncate, badMaxLength,
-    generateEmpty, generateBadTemperature,
+    expected,
+    tooLong,
+    lengthAfterTooLong,
+    badId,
+    fraction,
+    empty,
+    notArray,
+    lengthAfterBad,
+    logitsAfter,
+    full,
+    generatedWhenFull,
+    stoppedWhenFull,
+    badLayer,
+    badHead,
+    badQuery,
+    badTruncate,
+    logitsAfterTruncate,
+    badMaxLength,
+    generateEmpty,
+    generateBadTemperature,
     heapBeforeCreates: attn.memoryStats().heapInUse,
     badEngine: thrown(() => createPoemModel({}, file)),
     noMetadata: thrown(() => createPoemModel(attn, { tensors: file.tensors })),
@@ -217,9 +271,12 @@ section('errors', () => {
       delete tensors['layers.2.mlp.up_proj.weight'];
       createPoemModel(attn, { tensors, metadata: file.metadata });
     }),
-    wrongConfig: thrown(() => createPoemModel(attn, {
-      tensors: file.tensors, metadata: { ...file.metadata, config: JSON.stringify({ ...JSON.parse(file.metadata.config), n_layers: 5 }) },
-    })),
+    wrongConfig: thrown(() =>
+      createPoemModel(attn, {
+        tensors: file.tensors,
+        metadata: { ...file.metadata, config: JSON.stringify({ ...JSON.parse(file.metadata.config), n_layers: 5 }) },
+      }),
+    ),
     heapAfterFailedCreates: attn.memoryStats().heapInUse,
   };
 });
@@ -236,8 +293,13 @@ section('dispose', () => {
   model.dispose();
   model.dispose();
   return {
-    baseline, inUse, withSession, afterOne, afterModel: attn.memoryStats().heapInUse,
-    sessionDisposed: live.disposed, modelDisposed: model.disposed,
+    baseline,
+    inUse,
+    withSession,
+    afterOne,
+    afterModel: attn.memoryStats().heapInUse,
+    sessionDisposed: live.disposed,
+    modelDisposed: model.disposed,
     feedAfter: thrown(() => live.feed([1])),
     attentionAfter: thrown(() => other.attention(0, 0)),
     createAfter: thrown(() => model.createSession()),

@@ -9,7 +9,9 @@ const fs = require('fs');
 const path = require('path');
 
 const RUNNER = path.join(__dirname, 'poem-model-run.mjs');
-const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'models', 'tang-poems.json'), 'utf8'));
+const fixture = JSON.parse(
+  fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'models', 'tang-poems.json'), 'utf8'),
+);
 const cases = fixture.cases.map((c) => [c.prompt, c]);
 // The contract's tolerance.
 const close = (got, ref) => Math.abs(got - ref) <= 1e-4 + 1e-4 * Math.abs(ref);
@@ -19,7 +21,8 @@ const SAFE_MARGIN = 1e-3;
 let report;
 beforeAll(() => {
   const r = spawnSync(process.execPath, [RUNNER], { encoding: 'utf8', timeout: 170000, maxBuffer: 256 << 20 });
-  if (r.status !== 0) throw new Error(`node ${RUNNER} exited ${r.status}${r.signal ? ` (${r.signal})` : ''}:\n${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`node ${RUNNER} exited ${r.status}${r.signal ? ` (${r.signal})` : ''}:\n${r.stderr}`);
   report = JSON.parse(r.stdout);
 }, 180000);
 
@@ -35,7 +38,10 @@ function section(name) {
 function expectAllClose(got, want, what) {
   expect([what, got.length]).toEqual([what, want.length]);
   const bad = want.findIndex((w, i) => !close(got[i], w));
-  if (bad >= 0) throw new Error(`${what}: element ${bad} is ${got[bad]}, PyTorch/reference ${want[bad]} (|diff| ${Math.abs(got[bad] - want[bad])})`);
+  if (bad >= 0)
+    throw new Error(
+      `${what}: element ${bad} is ${got[bad]}, PyTorch/reference ${want[bad]} (|diff| ${Math.abs(got[bad] - want[bad])})`,
+    );
 }
 
 /** A float from the runner's JSON (non-finite values travel as strings). */
@@ -46,7 +52,16 @@ describe('the shipped model against PyTorch', () => {
     const { config, vocab, vocabLength } = section('config');
     const width = fixture.cases[0].logits[0].length;
     expect(config).toEqual({
-      vocabSize: width, dModel: 128, nLayers: 4, nHeads: 4, nKvHeads: 2, headDim: 32, ffnHidden: 384, ropeBase: 10000, normEps: 1e-5, maxLen: 256,
+      vocabSize: width,
+      dModel: 128,
+      nLayers: 4,
+      nHeads: 4,
+      nKvHeads: 2,
+      headDim: 32,
+      ffnHidden: 384,
+      ropeBase: 10000,
+      normEps: 1e-5,
+      maxLen: 256,
     });
     expect(vocabLength).toBe(width);
     expect(vocab.slice(0, 2)).toEqual(['<s>', '\n']);
@@ -59,16 +74,18 @@ describe('the shipped model against PyTorch', () => {
     expect(got.lastEqualsAll).toBe(true); // feed's logits are the last row of allLogits
   });
 
-  test.each(cases)('%s fed token by token: each step\'s logits', (_, c) => {
+  test.each(cases)("%s fed token by token: each step's logits", (_, c) => {
     const got = section('forward')[fixture.cases.indexOf(c)];
     expect(got.steps.length).toBe(c.logits.length);
     got.steps.forEach((row, r) => expectAllClose(row, c.logits[r], `logits after token ${c.logitsFrom + r}`));
   });
 
-  test.each(cases)('%s: greedy generation reproduces PyTorch\'s tokens', (prompt, c) => {
+  test.each(cases)("%s: greedy generation reproduces PyTorch's tokens", (prompt, c) => {
     if (!(c.smallestMargin >= SAFE_MARGIN)) {
-      throw new Error(`fixture prompt ${JSON.stringify(prompt)}: a greedy step's two best logits differ by only ${c.smallestMargin} ` +
-        `(< ${SAFE_MARGIN}), so a correct float32 forward may pick either; pick another prompt in models/tang-poems/make_fixture.py (PROMPTS) and regenerate the fixture`);
+      throw new Error(
+        `fixture prompt ${JSON.stringify(prompt)}: a greedy step's two best logits differ by only ${c.smallestMargin} ` +
+          `(< ${SAFE_MARGIN}), so a correct float32 forward may pick either; pick another prompt in models/tang-poems/make_fixture.py (PROMPTS) and regenerate the fixture`,
+      );
     }
     const got = section('greedy')[fixture.cases.indexOf(c)];
     expect(got.ids).toEqual(c.greedy);
@@ -105,15 +122,22 @@ describe('attention maps', () => {
         const sum = row.reduce((a, b) => a + b, 0);
         if (!(Math.abs(sum - 1) <= 1e-5)) throw new Error(`layer ${layer} head ${head}: row ${i} sums to ${sum}`);
         const after = row.findIndex((v, j) => j > i && v !== 0);
-        if (after >= 0) throw new Error(`layer ${layer} head ${head}: row ${i} has weight ${row[after]} at key ${after} after the query`);
-        if (!row.slice(0, i + 1).every((v) => v >= 0 && v <= 1)) throw new Error(`layer ${layer} head ${head}: row ${i} has a weight outside [0, 1]`);
+        if (after >= 0)
+          throw new Error(
+            `layer ${layer} head ${head}: row ${i} has weight ${row[after]} at key ${after} after the query`,
+          );
+        if (!row.slice(0, i + 1).every((v) => v >= 0 && v <= 1))
+          throw new Error(`layer ${layer} head ${head}: row ${i} has a weight outside [0, 1]`);
       }
     }
   });
 
   test('the map holds exactly the rows feed returned (chunks and generated steps)', () => {
     const { n, maps, feedShapes, second, secondFrom, secondCount, lastStep } = section('maps');
-    expect(feedShapes).toEqual([Array(4).fill(4 * secondFrom * secondFrom), Array(4).fill(4 * secondCount * (secondFrom + secondCount))]);
+    expect(feedShapes).toEqual([
+      Array(4).fill(4 * secondFrom * secondFrom),
+      Array(4).fill(4 * secondCount * (secondFrom + secondCount)),
+    ]);
     for (const { layer, head, map } of maps) {
       const total = secondFrom + secondCount;
       for (let t = 0; t < secondCount; t++) {
@@ -121,7 +145,11 @@ describe('attention maps', () => {
         const i = secondFrom + t;
         expect([layer, head, i, map.slice(i * n, i * n + total)]).toEqual([layer, head, i, fed]);
       }
-      expect([layer, head, map.slice((n - 1) * n, n * n)]).toEqual([layer, head, lastStep[layer].slice(head * n, (head + 1) * n)]);
+      expect([layer, head, map.slice((n - 1) * n, n * n)]).toEqual([
+        layer,
+        head,
+        lastStep[layer].slice(head * n, (head + 1) * n),
+      ]);
     }
   });
 
@@ -136,20 +164,30 @@ describe('headSteps', () => {
     for (const { layer, head, query, n, steps, cachedRow } of section('headSteps')) {
       const what = `layer ${layer} head ${head} query ${query}`;
       const d = 32;
-      expect([what, steps.q.length, steps.keys.length, steps.values.length, steps.output.length]).toEqual([what, d, n * d, n * d, d]);
+      expect([what, steps.q.length, steps.keys.length, steps.values.length, steps.output.length]).toEqual([
+        what,
+        d,
+        n * d,
+        n * d,
+        d,
+      ]);
       expect([what, steps.kvHead]).toEqual([what, Math.floor(head / 2)]);
       const weights = steps.weights.map(num);
       expectAllClose(weights, cachedRow, `${what}: weights against session.attention`);
       for (let j = 0; j < n; j++) {
         const dot = steps.q.reduce((s, q, k) => s + q * steps.keys[j * d + k], 0);
-        if (!close(num(steps.scores[j]), dot)) throw new Error(`${what}: score ${j} is ${steps.scores[j]}, q·k is ${dot}`);
+        if (!close(num(steps.scores[j]), dot))
+          throw new Error(`${what}: score ${j} is ${steps.scores[j]}, q·k is ${dot}`);
         if (j <= query) {
-          if (!close(num(steps.scaledScores[j]), dot * steps.scale)) throw new Error(`${what}: scaled score ${j} is ${steps.scaledScores[j]}`);
+          if (!close(num(steps.scaledScores[j]), dot * steps.scale))
+            throw new Error(`${what}: scaled score ${j} is ${steps.scaledScores[j]}`);
         } else {
           expect([what, j, steps.scaledScores[j], weights[j]]).toEqual([what, j, '-Infinity', 0]);
         }
       }
-      const output = Array.from({ length: d }, (_, k) => weights.reduce((s, w, j) => s + w * steps.values[j * d + k], 0));
+      const output = Array.from({ length: d }, (_, k) =>
+        weights.reduce((s, w, j) => s + w * steps.values[j * d + k], 0),
+      );
       expectAllClose(steps.output, output, `${what}: output against Σ weights·values`);
     }
   });
@@ -167,7 +205,10 @@ describe('choosing tokens', () => {
   test('topTokens: the most likely tokens, sorted, with softmax(logits / temperature)', () => {
     const s = section('sampling');
     const order = ranked(s.logits);
-    for (const [top, t] of [[s.top, 1], [s.hot, 0.5]]) {
+    for (const [top, t] of [
+      [s.top, 1],
+      [s.hot, 0.5],
+    ]) {
       const p = softmax(s.logits, t);
       expect(top.map((x) => x.id)).toEqual(order.slice(0, 5));
       top.forEach((x) => expect(Math.abs(x.prob - p[x.id])).toBeLessThan(1e-12));
@@ -226,7 +267,19 @@ describe('errors leave things usable', () => {
     const e = section('errors');
     expect(e.tooLong).toMatchObject({ name: 'RangeError', message: expect.stringMatching(/maxLength 9/) });
     expect(e.lengthAfterTooLong).toBe(4);
-    for (const k of ['badId', 'fraction', 'empty', 'full', 'badLayer', 'badHead', 'badQuery', 'badTruncate', 'badMaxLength', 'generateEmpty', 'generateBadTemperature']) {
+    for (const k of [
+      'badId',
+      'fraction',
+      'empty',
+      'full',
+      'badLayer',
+      'badHead',
+      'badQuery',
+      'badTruncate',
+      'badMaxLength',
+      'generateEmpty',
+      'generateBadTemperature',
+    ]) {
       expect([k, e[k] && e[k].name]).toEqual([k, 'RangeError']);
     }
     expect(e.notArray.name).toBe('TypeError');
@@ -242,7 +295,10 @@ describe('errors leave things usable', () => {
     const e = section('errors');
     expect(e.badEngine.name).toBe('TypeError');
     expect(e.noMetadata.name).toBe('TypeError');
-    expect(e.missingTensor).toMatchObject({ name: 'TypeError', message: expect.stringContaining('layers.2.mlp.up_proj.weight') });
+    expect(e.missingTensor).toMatchObject({
+      name: 'TypeError',
+      message: expect.stringContaining('layers.2.mlp.up_proj.weight'),
+    });
     expect(e.wrongConfig).toMatchObject({ name: 'TypeError', message: expect.stringContaining('layers.4.') });
     expect(e.heapAfterFailedCreates).toBe(e.heapBeforeCreates);
   });

@@ -12,11 +12,21 @@ beforeAll(async () => {
 
 const heap = () => attn.memoryStats().heapInUse;
 
-const MHA_PARAMS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight',
-  'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias'];
-const pickKeys = (a, keys, include) => Object.fromEntries(
-  Object.entries(a).filter(([k]) => keys.includes(k) === include),
-);
+const MHA_PARAMS = [
+  'embedDim',
+  'numHeads',
+  'kdim',
+  'vdim',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+];
+const pickKeys = (a, keys, include) =>
+  Object.fromEntries(Object.entries(a).filter(([k]) => keys.includes(k) === include));
 const mhaParams = (a) => pickKeys(a, MHA_PARAMS, true);
 const mhaInputs = (a) => pickKeys(a, MHA_PARAMS, false);
 const SA_PARAMS = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
@@ -36,22 +46,67 @@ const MHA_CASES = [];
 SIZES.forEach((s, i) => {
   const numHeads = [1, 2, 3, 4, 8][i % 5];
   MHA_CASES.push({
-    seed: 500 + i, batch: 1 + (i % 3), tgtLen: s, srcLen: pick(i, 5), embedDim: pick(i, 2) * numHeads, numHeads,
-    bias: i % 2 === 0, outBias: i % 3 !== 0, cross: i % 4 === 0,
+    seed: 500 + i,
+    batch: 1 + (i % 3),
+    tgtLen: s,
+    srcLen: pick(i, 5),
+    embedDim: pick(i, 2) * numHeads,
+    numHeads,
+    bias: i % 2 === 0,
+    outBias: i % 3 !== 0,
+    cross: i % 4 === 0,
   });
 });
 MHA_CASES.push(
-  { seed: 520, batch: 2, tgtLen: 5, srcLen: 7, embedDim: 12, numHeads: 3, kdim: 5, vdim: 9, bias: true, outBias: true,
-    attnMask: 'bool3d', keyPaddingMask: 'float', isCausal: true, averageAttnWeights: false },
-  { seed: 521, tgtLen: 9, embedDim: 16, numHeads: 4, separate: true, attnMask: 'float2d', scale: 0.4, needWeights: false },
-  { seed: 522, batch: 3, tgtLen: 6, embedDim: 8, numHeads: 2, keyPaddingMask: 'bool', paddedBatches: [1], outBias: true },
+  {
+    seed: 520,
+    batch: 2,
+    tgtLen: 5,
+    srcLen: 7,
+    embedDim: 12,
+    numHeads: 3,
+    kdim: 5,
+    vdim: 9,
+    bias: true,
+    outBias: true,
+    attnMask: 'bool3d',
+    keyPaddingMask: 'float',
+    isCausal: true,
+    averageAttnWeights: false,
+  },
+  {
+    seed: 521,
+    tgtLen: 9,
+    embedDim: 16,
+    numHeads: 4,
+    separate: true,
+    attnMask: 'float2d',
+    scale: 0.4,
+    needWeights: false,
+  },
+  {
+    seed: 522,
+    batch: 3,
+    tgtLen: 6,
+    embedDim: 8,
+    numHeads: 2,
+    keyPaddingMask: 'bool',
+    paddedBatches: [1],
+    outBias: true,
+  },
   { seed: 523, tgtLen: 64, embedDim: 512, numHeads: 8, bias: true, outBias: true, isCausal: true },
 );
 
 const SA_CASES = [];
 SIZES.forEach((s, i) => {
   SA_CASES.push({
-    seed: 600 + i, batch: 1 + (i % 3), seqLen: s, dModel: pick(i, 3), dK: pick(i, 6), dV: pick(i, 9), bias: i % 2 === 1,
+    seed: 600 + i,
+    batch: 1 + (i % 3),
+    seqLen: s,
+    dModel: pick(i, 3),
+    dK: pick(i, 6),
+    dV: pick(i, 9),
+    bias: i % 2 === 1,
   });
 });
 SA_CASES.push(
@@ -108,28 +163,49 @@ describe('createSelfAttention().forward equals selfAttention', () => {
 describe('one-shot calls of a few tokens give a prepared layer the same bits', () => {
   const sameBits = (a, b, label) => {
     expect({ label, length: a.length }).toEqual({ label, length: b.length });
-    const x = new Uint32Array(a.buffer, a.byteOffset, a.length), y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+    const x = new Uint32Array(a.buffer, a.byteOffset, a.length),
+      y = new Uint32Array(b.buffer, b.byteOffset, b.length);
     const first = x.findIndex((v, i) => v !== y[i]);
     expect({ label, firstDifference: first }).toEqual({ label, firstDifference: -1 });
   };
   const random = (rng, n, scale = 0.05) => Float32Array.from({ length: n }, () => (rng() * 2 - 1) * scale);
   test.each([
     ['4 tokens × 512, 8 heads, biases', 4, 4, { embedDim: 512, numHeads: 8 }, {}],
-    ['3 tokens, kdim 640, vdim 768, masks, per-head weights', 3, 4,
-      { embedDim: 512, numHeads: 4, kdim: 640, vdim: 768 }, { averageAttnWeights: false, isCausal: true }],
-    ['4 tokens, grouped-query with RoPE and ALiBi, no weights', 4, 4,
-      { embedDim: 768, numHeads: 12, numKvHeads: 4, rope: true, alibi: true }, { needWeights: false }],
+    [
+      '3 tokens, kdim 640, vdim 768, masks, per-head weights',
+      3,
+      4,
+      { embedDim: 512, numHeads: 4, kdim: 640, vdim: 768 },
+      { averageAttnWeights: false, isCausal: true },
+    ],
+    [
+      '4 tokens, grouped-query with RoPE and ALiBi, no weights',
+      4,
+      4,
+      { embedDim: 768, numHeads: 12, numKvHeads: 4, rope: true, alibi: true },
+      { needWeights: false },
+    ],
   ])('%s', (_, tgtLen, srcLen, dims, forwardArgs) => {
     const rng = ref.mulberry32(tgtLen * 31 + dims.embedDim);
-    const E = dims.embedDim, kdim = dims.kdim ?? E, vdim = dims.vdim ?? E;
+    const E = dims.embedDim,
+      kdim = dims.kdim ?? E,
+      vdim = dims.vdim ?? E;
     const kvWidth = ((dims.numKvHeads ?? dims.numHeads) * E) / dims.numHeads;
     const layerArgs = {
       ...dims,
-      qProjWeight: random(rng, E * E), kProjWeight: random(rng, kvWidth * kdim), vProjWeight: random(rng, kvWidth * vdim),
-      inProjBias: random(rng, E + 2 * kvWidth), outProjWeight: random(rng, E * E), outProjBias: random(rng, E),
+      qProjWeight: random(rng, E * E),
+      kProjWeight: random(rng, kvWidth * kdim),
+      vProjWeight: random(rng, kvWidth * vdim),
+      inProjBias: random(rng, E + 2 * kvWidth),
+      outProjWeight: random(rng, E * E),
+      outProjBias: random(rng, E),
     };
-    const args = { query: random(rng, tgtLen * E, 1), key: random(rng, srcLen * kdim, 1), value: random(rng, srcLen * vdim, 1),
-      ...forwardArgs };
+    const args = {
+      query: random(rng, tgtLen * E, 1),
+      key: random(rng, srcLen * kdim, 1),
+      value: random(rng, srcLen * vdim, 1),
+      ...forwardArgs,
+    };
     const layer = attn.createMultiHeadAttention(layerArgs);
     const prepared = layer.forward(args);
     layer.dispose();
@@ -142,8 +218,15 @@ describe('one-shot calls of a few tokens give a prepared layer the same bits', (
   test('selfAttention of 4 tokens × 512', () => {
     const rng = ref.mulberry32(77);
     const d = 512;
-    const args = { x: random(rng, 4 * d, 1), seqLen: 4, dModel: d, wq: random(rng, 64 * d), wk: random(rng, 64 * d),
-      wv: random(rng, 64 * d), bq: random(rng, 64) };
+    const args = {
+      x: random(rng, 4 * d, 1),
+      seqLen: 4,
+      dModel: d,
+      wq: random(rng, 64 * d),
+      wk: random(rng, 64 * d),
+      wv: random(rng, 64 * d),
+      bq: random(rng, 64),
+    };
     const layer = attn.createSelfAttention(args);
     const prepared = layer.forward(args);
     layer.dispose();
@@ -199,8 +282,19 @@ describe('weights and memory', () => {
   });
 
   test('many forwards on one layer do not leak', () => {
-    const args = mhaArgs({ seed: 704, batch: 2, tgtLen: 7, srcLen: 9, embedDim: 12, numHeads: 3, kdim: 5, vdim: 6,
-      attnMask: 'float3d', keyPaddingMask: 'bool', isCausal: true });
+    const args = mhaArgs({
+      seed: 704,
+      batch: 2,
+      tgtLen: 7,
+      srcLen: 9,
+      embedDim: 12,
+      numHeads: 3,
+      kdim: 5,
+      vdim: 6,
+      attnMask: 'float3d',
+      keyPaddingMask: 'bool',
+      isCausal: true,
+    });
     const layer = attn.createMultiHeadAttention(mhaParams(args));
     layer.forward(mhaInputs(args));
     const held = heap();

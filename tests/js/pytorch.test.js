@@ -18,15 +18,62 @@ test('the fixture set covers every argument of the contract', () => {
   expect(fixtures.length).toBeGreaterThanOrEqual(40);
   const used = new Set();
   for (const fx of fixtures) for (const k of Object.keys(fx.args)) used.add(`${fx.fn}.${k}`);
-  const mha = ['query', 'key', 'value', 'embedDim', 'numHeads', 'batch', 'kdim', 'vdim', 'tgtLen', 'srcLen',
-    'inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias',
-    'attnMask', 'keyPaddingMask', 'isCausal', 'scale', 'needWeights', 'averageAttnWeights'];
-  const sa = ['x', 'seqLen', 'dModel', 'batch', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv', 'isCausal', 'attnMask',
-    'scale', 'needWeights'];
-  const decoder = ['numKvHeads', 'headDim', 'qProjBias', 'kProjBias', 'vProjBias', 'rope', 'alibi', 'slidingWindow',
-    'positionOffset'];
-  const missing = [...[...mha, ...decoder].map((k) => `multiHeadAttention.${k}`), ...sa.map((k) => `selfAttention.${k}`)]
-    .filter((k) => !used.has(k));
+  const mha = [
+    'query',
+    'key',
+    'value',
+    'embedDim',
+    'numHeads',
+    'batch',
+    'kdim',
+    'vdim',
+    'tgtLen',
+    'srcLen',
+    'inProjWeight',
+    'qProjWeight',
+    'kProjWeight',
+    'vProjWeight',
+    'inProjBias',
+    'outProjWeight',
+    'outProjBias',
+    'attnMask',
+    'keyPaddingMask',
+    'isCausal',
+    'scale',
+    'needWeights',
+    'averageAttnWeights',
+  ];
+  const sa = [
+    'x',
+    'seqLen',
+    'dModel',
+    'batch',
+    'wq',
+    'wk',
+    'wv',
+    'bq',
+    'bk',
+    'bv',
+    'isCausal',
+    'attnMask',
+    'scale',
+    'needWeights',
+  ];
+  const decoder = [
+    'numKvHeads',
+    'headDim',
+    'qProjBias',
+    'kProjBias',
+    'vProjBias',
+    'rope',
+    'alibi',
+    'slidingWindow',
+    'positionOffset',
+  ];
+  const missing = [
+    ...[...mha, ...decoder].map((k) => `multiHeadAttention.${k}`),
+    ...sa.map((k) => `selfAttention.${k}`),
+  ].filter((k) => !used.has(k));
   expect(missing).toEqual([]);
 });
 
@@ -48,8 +95,23 @@ describe.each(fixtures.map((fx) => [fx.name, fx]))('%s', (name, fx) => {
 
   test('the JS reference (tests/js/reference.js) matches PyTorch to 1e-10', () => {
     const want = ref[fx.fn](fx.decodedArgs);
-    ref.expectClose(want.output, fx.expected.output, `reference ${label} output`, fx.expected.outputShape, 1e-10, 1e-10);
+    ref.expectClose(
+      want.output,
+      fx.expected.output,
+      `reference ${label} output`,
+      fx.expected.outputShape,
+      1e-10,
+      1e-10,
+    );
     if (fx.expected.weights === null) expect(want.weights).toBeNull();
-    else ref.expectClose(want.weights, fx.expected.weights, `reference ${label} weights`, fx.expected.weightsShape, 1e-10, 1e-10);
+    else
+      ref.expectClose(
+        want.weights,
+        fx.expected.weights,
+        `reference ${label} weights`,
+        fx.expected.weightsShape,
+        1e-10,
+        1e-10,
+      );
   });
 });

@@ -28,7 +28,8 @@ function usageSnippet(markdown, h) {
     if (!open) continue;
     const body = [];
     for (let j = i + 1; j < lines.length; j++) {
-      if (lines[j].trim().startsWith(open[1])) return { code: body.join('\n'), line: i + 1, lang: open[2].toLowerCase() };
+      if (lines[j].trim().startsWith(open[1]))
+        return { code: body.join('\n'), line: i + 1, lang: open[2].toLowerCase() };
       body.push(lines[j]);
     }
     throw new Error(`README.md: the code block at line ${i + 1} is not closed`);
@@ -58,24 +59,30 @@ test('README.md exists and has Usage examples', () => {
   expect(usageHeadings(readme).length).toBeGreaterThanOrEqual(3); // the quick start, KV-cache decoding, loading weights
 });
 
-test.each((readme ? usageHeadings(readme) : []).map((h) => [readme.split(/\r?\n/)[h], h]))('README.md: "%s" runs with exit code 0', (_, h) => {
-  const snippet = usageSnippet(readme, h);
-  expect(snippet.code).toMatch(/wasm-attention/);
-  if (!tmp) {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-attention-readme-'));
-    fs.mkdirSync(path.join(tmp, 'node_modules'));
-    fs.symlinkSync(ROOT, path.join(tmp, 'node_modules', 'wasm-attention'), 'dir');
-    fs.writeFileSync(path.join(tmp, 'package.json'), JSON.stringify({ name: 'readme-check', private: true }));
-    // The file the weight-loading example reads: a small LLaMA-style attention layer in F16.
-    fs.copyFileSync(path.join(ROOT, 'tests', 'fixtures', 'safetensors', 'llama-gqa-f16.safetensors'), path.join(tmp, 'model.safetensors'));
-  }
-  const mod = asModule(snippet);
-  fs.writeFileSync(path.join(tmp, mod.file), mod.text);
-  const r = spawnSync(process.execPath, [mod.file], { cwd: tmp, encoding: 'utf8', timeout: 60000 });
-  if (r.status !== 0) {
-    throw new Error(
-      `README.md block at line ${snippet.line} (run as ${mod.file}) exited ${r.status}${r.signal ? ` (${r.signal})` : ''}:\n` +
-        `${r.stderr}\n--- stdout ---\n${r.stdout}\n--- code ---\n${mod.text}`,
-    );
-  }
-});
+test.each((readme ? usageHeadings(readme) : []).map((h) => [readme.split(/\r?\n/)[h], h]))(
+  'README.md: "%s" runs with exit code 0',
+  (_, h) => {
+    const snippet = usageSnippet(readme, h);
+    expect(snippet.code).toMatch(/wasm-attention/);
+    if (!tmp) {
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-attention-readme-'));
+      fs.mkdirSync(path.join(tmp, 'node_modules'));
+      fs.symlinkSync(ROOT, path.join(tmp, 'node_modules', 'wasm-attention'), 'dir');
+      fs.writeFileSync(path.join(tmp, 'package.json'), JSON.stringify({ name: 'readme-check', private: true }));
+      // The file the weight-loading example reads: a small LLaMA-style attention layer in F16.
+      fs.copyFileSync(
+        path.join(ROOT, 'tests', 'fixtures', 'safetensors', 'llama-gqa-f16.safetensors'),
+        path.join(tmp, 'model.safetensors'),
+      );
+    }
+    const mod = asModule(snippet);
+    fs.writeFileSync(path.join(tmp, mod.file), mod.text);
+    const r = spawnSync(process.execPath, [mod.file], { cwd: tmp, encoding: 'utf8', timeout: 60000 });
+    if (r.status !== 0) {
+      throw new Error(
+        `README.md block at line ${snippet.line} (run as ${mod.file}) exited ${r.status}${r.signal ? ` (${r.signal})` : ''}:\n` +
+          `${r.stderr}\n--- stdout ---\n${r.stdout}\n--- code ---\n${mod.text}`,
+      );
+    }
+  },
+);

@@ -62,7 +62,9 @@ function f64(t) {
 
 /** y[r] = x[r]·Wᵀ + b for rows r of x ([rows, inDim]); W is [outDim, inDim]. */
 function linear(x, rows, inDim, W, outDim, b) {
-  const xd = f64(x), Wd = f64(W), bd = f64(b);
+  const xd = f64(x),
+    Wd = f64(W),
+    bd = f64(b);
   const y = new F64(rows * outDim);
   for (let r = 0; r < rows; r++) {
     for (let o = 0; o < outDim; o++) {
@@ -126,7 +128,12 @@ function alibiSlopes(n) {
   const powerOfTwo = (m) => Array.from({ length: m }, (_, i) => 2 ** ((-8 * (i + 1)) / m));
   const m = 2 ** floor(Math.log2(n));
   if (m === n) return powerOfTwo(n);
-  return [...powerOfTwo(m), ...powerOfTwo(2 * m).filter((_, i) => i % 2 === 0).slice(0, n - m)];
+  return [
+    ...powerOfTwo(m),
+    ...powerOfTwo(2 * m)
+      .filter((_, i) => i % 2 === 0)
+      .slice(0, n - m),
+  ];
 }
 
 /**
@@ -134,15 +141,19 @@ function alibiSlopes(n) {
  * rope: { dim = hd, base = 10000, interleaved = false }.
  */
 function rotate(x, rows, heads, hd, posOf, rope) {
-  const dim = rope.dim ?? hd, base = rope.base ?? 10000, half = dim / 2;
+  const dim = rope.dim ?? hd,
+    base = rope.base ?? 10000,
+    half = dim / 2;
   for (let r = 0; r < rows; r++) {
     const p = posOf(r);
     for (let h = 0; h < heads; h++) {
       const o = (r * heads + h) * hd;
       for (let k = 0; k < half; k++) {
         const phi = p * base ** ((-2 * k) / dim);
-        const ia = o + (rope.interleaved ? 2 * k : k), ib = o + (rope.interleaved ? 2 * k + 1 : k + half);
-        const a = x[ia], b = x[ib];
+        const ia = o + (rope.interleaved ? 2 * k : k),
+          ib = o + (rope.interleaved ? 2 * k + 1 : k + half);
+        const a = x[ia],
+          b = x[ib];
         x[ia] = a * Math.cos(phi) - b * Math.sin(phi);
         x[ib] = b * Math.cos(phi) + a * Math.sin(phi);
       }
@@ -237,7 +248,8 @@ function multiHeadAttention(args) {
   const H = args.numHeads;
   const Hkv = args.numKvHeads ?? H;
   const hd = args.headDim ?? E / H;
-  const qw = H * hd, kvw = Hkv * hd; // widths of Q and of K, V
+  const qw = H * hd,
+    kvw = Hkv * hd; // widths of Q and of K, V
   const batch = args.batch ?? 1;
   const kdim = args.kdim ?? E;
   const vdim = args.vdim ?? E;
@@ -269,7 +281,9 @@ function multiHeadAttention(args) {
     Wk = args.kProjWeight;
     Wv = args.vProjWeight;
   }
-  let bq = args.qProjBias ?? null, bk = args.kProjBias ?? null, bv = args.vProjBias ?? null;
+  let bq = args.qProjBias ?? null,
+    bk = args.kProjBias ?? null,
+    bv = args.vProjBias ?? null;
   if (args.inProjBias) {
     bq = args.inProjBias.slice(0, qw);
     bk = args.inProjBias.slice(qw, qw + kvw);
@@ -368,9 +382,12 @@ function expectClose(got, ref, label, dims = null, atol = 1e-4, rtol = 1e-4) {
   if (got.length !== ref.length) {
     throw new Error(`${label}: length ${got.length}, expected ${ref.length}`);
   }
-  let bad = 0, first = -1, worst = 0;
+  let bad = 0,
+    first = -1,
+    worst = 0;
   for (let i = 0; i < ref.length; i++) {
-    const g = got[i], r = ref[i];
+    const g = got[i],
+      r = ref[i];
     let ok;
     if (isNaNNumber(r)) ok = isNaNNumber(g);
     else if (g === r) ok = true;

@@ -6,19 +6,25 @@ const fs = require('fs');
 const { readSafetensors } = require('wasm-attention');
 const { fileOf, encodeFile, littleEndian, loadSafetensorsFixture, SAFETENSORS_DIR } = require('./safetensors-file');
 
-const FIXTURES = fs.readdirSync(SAFETENSORS_DIR).filter((f) => f.endsWith('.safetensors')).map((f) => f.replace(/\.safetensors$/, ''));
+const FIXTURES = fs
+  .readdirSync(SAFETENSORS_DIR)
+  .filter((f) => f.endsWith('.safetensors'))
+  .map((f) => f.replace(/\.safetensors$/, ''));
 
 describe('the committed PyTorch files', () => {
   test('there are F32, F16 and BF16 files', () => {
     const dtypes = new Set();
-    for (const name of FIXTURES) for (const t of Object.values(readSafetensors(loadSafetensorsFixture(name).bytes).tensors)) dtypes.add(t.dtype);
+    for (const name of FIXTURES)
+      for (const t of Object.values(readSafetensors(loadSafetensorsFixture(name).bytes).tensors)) dtypes.add(t.dtype);
     expect([...dtypes].sort()).toEqual(['BF16', 'F16', 'F32', 'I64']);
   });
 
   test('names, dtypes, shapes, metadata and an I64 buffer (position_ids) read as PyTorch wrote them', () => {
     const { tensors, metadata } = readSafetensors(loadSafetensorsFixture('mha-in-proj-f32').bytes);
     expect({ ...metadata }).toEqual({ format: 'pt' });
-    const summary = Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, [t.dtype, t.shape, t.data.constructor.name, t.data.length]]));
+    const summary = Object.fromEntries(
+      Object.entries(tensors).map(([k, t]) => [k, [t.dtype, t.shape, t.data.constructor.name, t.data.length]]),
+    );
     expect(summary).toEqual({
       'encoder.layers.0.self_attn.in_proj_weight': ['F32', [48, 16], 'Float32Array', 768],
       'encoder.layers.0.self_attn.in_proj_bias': ['F32', [48], 'Float32Array', 48],
@@ -74,7 +80,12 @@ describe('dtypes', () => {
   });
 
   test('dtype and shape are reported as written; no metadata gives {}', () => {
-    expect([tensors.f16.dtype, tensors.f16.shape, tensors.empty.shape, tensors.scalar.shape]).toEqual(['F16', [1, 3], [0, 4], []]);
+    expect([tensors.f16.dtype, tensors.f16.shape, tensors.empty.shape, tensors.scalar.shape]).toEqual([
+      'F16',
+      [1, 3],
+      [0, 4],
+      [],
+    ]);
     expect(Object.keys(metadata)).toEqual([]);
   });
 });
@@ -104,7 +115,11 @@ describe('F16 and BF16 are exact for all 65,536 bit patterns', () => {
       const want = Math.fround(reference(h, exponentBits, mantissaBits));
       // NaN keeps its sign and payload, as PyTorch's conversion does.
       const ok = Number.isNaN(want)
-        ? bits[h] === (((h >> (exponentBits + mantissaBits)) << 31) | 0x7f800000 | ((h & ((1 << mantissaBits) - 1)) << (23 - mantissaBits))) >>> 0
+        ? bits[h] ===
+          (((h >> (exponentBits + mantissaBits)) << 31) |
+            0x7f800000 |
+            ((h & ((1 << mantissaBits) - 1)) << (23 - mantissaBits))) >>>
+            0
         : Object.is(got[h], want);
       if (!ok && wrong.length < 5) wrong.push(`0x${h.toString(16)}: got ${got[h]}, expected ${want}`);
     }
@@ -119,35 +134,54 @@ describe('input bytes', () => {
 
   test.each([
     ['an ArrayBuffer', () => new Uint8Array(bytes).buffer],
-    ['a Uint8Array at an odd offset of a larger buffer', () => {
-      const big = new Uint8Array(bytes.length + 10);
-      big.set(bytes, 3);
-      return big.subarray(3, 3 + bytes.length);
-    }],
-    ['a DataView at an odd offset', () => {
-      const big = new Uint8Array(bytes.length + 10);
-      big.set(bytes, 5);
-      return new DataView(big.buffer, 5, bytes.length);
-    }],
-    ['a Float64Array over the bytes (any ArrayBufferView)', () => {
-      const buffer = new ArrayBuffer(Math.ceil(bytes.length / 8) * 8);
-      new Uint8Array(buffer).set(bytes);
-      return new Float64Array(buffer);
-    }],
-    ['a SharedArrayBuffer', () => {
-      const shared = new SharedArrayBuffer(bytes.length);
-      new Uint8Array(shared).set(bytes);
-      return shared;
-    }],
-    ['a Uint8Array subclass that misreports its byteLength and length', () => {
-      class Liar extends Uint8Array {
-        get byteLength() { return 1e9; }
-        get length() { return 3; }
-      }
-      const liar = new Liar(bytes.length);
-      liar.set(bytes);
-      return liar;
-    }],
+    [
+      'a Uint8Array at an odd offset of a larger buffer',
+      () => {
+        const big = new Uint8Array(bytes.length + 10);
+        big.set(bytes, 3);
+        return big.subarray(3, 3 + bytes.length);
+      },
+    ],
+    [
+      'a DataView at an odd offset',
+      () => {
+        const big = new Uint8Array(bytes.length + 10);
+        big.set(bytes, 5);
+        return new DataView(big.buffer, 5, bytes.length);
+      },
+    ],
+    [
+      'a Float64Array over the bytes (any ArrayBufferView)',
+      () => {
+        const buffer = new ArrayBuffer(Math.ceil(bytes.length / 8) * 8);
+        new Uint8Array(buffer).set(bytes);
+        return new Float64Array(buffer);
+      },
+    ],
+    [
+      'a SharedArrayBuffer',
+      () => {
+        const shared = new SharedArrayBuffer(bytes.length);
+        new Uint8Array(shared).set(bytes);
+        return shared;
+      },
+    ],
+    [
+      'a Uint8Array subclass that misreports its byteLength and length',
+      () => {
+        class Liar extends Uint8Array {
+          get byteLength() {
+            return 1e9;
+          }
+          get length() {
+            return 3;
+          }
+        }
+        const liar = new Liar(bytes.length);
+        liar.set(bytes);
+        return liar;
+      },
+    ],
   ])('%s gives what the Node Buffer gives', (_, make) => {
     const input = make();
     // The Float64Array has zero padding after the last tensor: unused bytes are allowed.
@@ -166,7 +200,10 @@ describe('input bytes', () => {
   });
 
   test('the tensors and metadata objects have no prototype, so a tensor may be named "__proto__"', () => {
-    const file = fileOf('{"__metadata__":{"constructor":"x"},"__proto__":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', [9]);
+    const file = fileOf(
+      '{"__metadata__":{"constructor":"x"},"__proto__":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}',
+      [9],
+    );
     const { tensors, metadata } = readSafetensors(file);
     expect(Object.getPrototypeOf(tensors)).toBeNull();
     expect(Object.getPrototypeOf(metadata)).toBeNull();
@@ -185,7 +222,9 @@ describe('input bytes', () => {
     ['a Proxy of a Uint8Array', new Proxy(new Uint8Array(16), {}), /got an object posing as a typed array/],
   ])('%s is a TypeError naming bytes and what it takes', (_, value, given) => {
     expect(() => readSafetensors(value)).toThrow(TypeError);
-    expect(() => readSafetensors(value)).toThrow(/^readSafetensors: bytes must be an ArrayBuffer or an ArrayBufferView/);
+    expect(() => readSafetensors(value)).toThrow(
+      /^readSafetensors: bytes must be an ArrayBuffer or an ArrayBufferView/,
+    );
     expect(() => readSafetensors(value)).toThrow(given);
   });
 
@@ -195,7 +234,9 @@ describe('input bytes', () => {
     structuredClone(buffer, { transfer: [buffer] });
     for (const value of [buffer, ...views]) {
       expect(() => readSafetensors(value)).toThrow(TypeError);
-      expect(() => readSafetensors(value)).toThrow(/^readSafetensors: bytes must be readable, got a detached ArrayBuffer or a view of one$/);
+      expect(() => readSafetensors(value)).toThrow(
+        /^readSafetensors: bytes must be readable, got a detached ArrayBuffer or a view of one$/,
+      );
     }
   });
 });
@@ -205,30 +246,102 @@ describe('malformed files are RangeErrors that say what is wrong and where', () 
   const data16 = new Uint8Array(16);
   const cases = [
     ['fewer than 8 bytes', new Uint8Array(5), /8-byte header length, but this one has 5 bytes/],
-    ['an absurd header length (2^63)', fileOf({}, [], 2n ** 63n), /header length \(bytes 0–7\) is 9223372036854775808 bytes, more than the format's limit/],
-    ['a header length past the file', fileOf({}, [], 1000), /header length \(bytes 0–7\) is 1000 bytes, but only 2 follow/],
+    [
+      'an absurd header length (2^63)',
+      fileOf({}, [], 2n ** 63n),
+      /header length \(bytes 0–7\) is 9223372036854775808 bytes, more than the format's limit/,
+    ],
+    [
+      'a header length past the file',
+      fileOf({}, [], 1000),
+      /header length \(bytes 0–7\) is 1000 bytes, but only 2 follow/,
+    ],
     ['a header length of 0', fileOf('', []), /header length \(bytes 0–7\) is 0 bytes, too short/],
     ['a header that is not JSON', fileOf('{"a": ', []), /the header \(bytes 8–13\) is not JSON/],
     ['a header that is a JSON array', fileOf([], []), /header must be a JSON object of tensors, got \[\]/],
     ['a header that is JSON null', fileOf('null', []), /header must be a JSON object of tensors, got null/],
-    ['a tensor described by a number', fileOf({ w: 3 }, []), /tensor "w" must be an object \{ dtype, shape, data_offsets \}, got 3/],
-    ['an unknown dtype', fileOf({ w: { dtype: 'F8_E4M3', shape: [1], data_offsets: [0, 1] } }, [0]), /tensor "w" has the unknown dtype "F8_E4M3" \(known: F16, BF16, F32, F64/],
-    ['no dtype', fileOf({ w: { shape: [1], data_offsets: [0, 4] } }, data16), /tensor "w" has the unknown dtype undefined/],
-    ['a shape that is not a list', fileOf({ w: f32(4, 0, 16) }, data16), /tensor "w": shape must be a list of non-negative integers, got 4/],
-    ['a negative dimension', fileOf({ w: f32([-2, -2], 0, 16) }, data16), /shape must be a list of non-negative integers, got \[-2,-2\]/],
-    ['a fractional dimension', fileOf({ w: f32([2.5], 0, 10) }, data16), /shape must be a list of non-negative integers, got \[2.5\]/],
-    ['a dimension as a string', fileOf({ w: f32(['4'], 0, 16) }, data16), /shape must be a list of non-negative integers, got \["4"\]/],
-    ['no data_offsets', fileOf({ w: { dtype: 'F32', shape: [4] } }, data16), /tensor "w": data_offsets must be \[begin, end\], two non-negative integers, got undefined/],
-    ['three data_offsets', fileOf({ w: { dtype: 'F32', shape: [4], data_offsets: [0, 8, 16] } }, data16), /data_offsets must be \[begin, end\].*got \[0,8,16\]/],
+    [
+      'a tensor described by a number',
+      fileOf({ w: 3 }, []),
+      /tensor "w" must be an object \{ dtype, shape, data_offsets \}, got 3/,
+    ],
+    [
+      'an unknown dtype',
+      fileOf({ w: { dtype: 'F8_E4M3', shape: [1], data_offsets: [0, 1] } }, [0]),
+      /tensor "w" has the unknown dtype "F8_E4M3" \(known: F16, BF16, F32, F64/,
+    ],
+    [
+      'no dtype',
+      fileOf({ w: { shape: [1], data_offsets: [0, 4] } }, data16),
+      /tensor "w" has the unknown dtype undefined/,
+    ],
+    [
+      'a shape that is not a list',
+      fileOf({ w: f32(4, 0, 16) }, data16),
+      /tensor "w": shape must be a list of non-negative integers, got 4/,
+    ],
+    [
+      'a negative dimension',
+      fileOf({ w: f32([-2, -2], 0, 16) }, data16),
+      /shape must be a list of non-negative integers, got \[-2,-2\]/,
+    ],
+    [
+      'a fractional dimension',
+      fileOf({ w: f32([2.5], 0, 10) }, data16),
+      /shape must be a list of non-negative integers, got \[2.5\]/,
+    ],
+    [
+      'a dimension as a string',
+      fileOf({ w: f32(['4'], 0, 16) }, data16),
+      /shape must be a list of non-negative integers, got \["4"\]/,
+    ],
+    [
+      'no data_offsets',
+      fileOf({ w: { dtype: 'F32', shape: [4] } }, data16),
+      /tensor "w": data_offsets must be \[begin, end\], two non-negative integers, got undefined/,
+    ],
+    [
+      'three data_offsets',
+      fileOf({ w: { dtype: 'F32', shape: [4], data_offsets: [0, 8, 16] } }, data16),
+      /data_offsets must be \[begin, end\].*got \[0,8,16\]/,
+    ],
     ['a negative offset', fileOf({ w: f32([1], -4, 0) }, data16), /data_offsets must be \[begin, end\].*got \[-4,0\]/],
     ['reversed data_offsets', fileOf({ w: f32([1], 8, 4) }, data16), /tensor "w": data_offsets \[8, 4\] are reversed/],
-    ['data_offsets past the data', fileOf({ w: f32([8], 0, 32) }, data16), /tensor "w": data_offsets \[0, 32\] reach past the data, which has 16 bytes/],
-    ['a shape that does not match the bytes', fileOf({ w: f32([2, 3], 0, 16) }, data16), /tensor "w": shape \[2,3\] of F32 takes 24 bytes, but data_offsets \[0, 16\] hold 16/],
-    ['a shape too large to hold', fileOf({ w: f32([2 ** 52, 2 ** 52], 0, 16) }, data16), /shape \[4503599627370496,4503599627370496\] of F32 takes more than 16 bytes/],
-    ['overlapping tensors', fileOf({ a: f32([2], 0, 8), b: f32([3], 4, 16) }, data16), /tensors "a" \[0, 8\] and "b" \[4, 16\] overlap/],
-    ['one tensor twice', fileOf({ a: f32([4], 0, 16), b: f32([4], 0, 16) }, data16), /tensors "a" \[0, 16\] and "b" \[0, 16\] overlap/],
-    ['__metadata__ that is not an object', fileOf({ __metadata__: ['pt'] }, []), /__metadata__ must be an object of strings, got \["pt"\]/],
-    ['a __metadata__ value that is not a string', fileOf({ __metadata__: { format: 'pt', step: 3 } }, []), /__metadata__\["step"\] must be a string, got 3/],
+    [
+      'data_offsets past the data',
+      fileOf({ w: f32([8], 0, 32) }, data16),
+      /tensor "w": data_offsets \[0, 32\] reach past the data, which has 16 bytes/,
+    ],
+    [
+      'a shape that does not match the bytes',
+      fileOf({ w: f32([2, 3], 0, 16) }, data16),
+      /tensor "w": shape \[2,3\] of F32 takes 24 bytes, but data_offsets \[0, 16\] hold 16/,
+    ],
+    [
+      'a shape too large to hold',
+      fileOf({ w: f32([2 ** 52, 2 ** 52], 0, 16) }, data16),
+      /shape \[4503599627370496,4503599627370496\] of F32 takes more than 16 bytes/,
+    ],
+    [
+      'overlapping tensors',
+      fileOf({ a: f32([2], 0, 8), b: f32([3], 4, 16) }, data16),
+      /tensors "a" \[0, 8\] and "b" \[4, 16\] overlap/,
+    ],
+    [
+      'one tensor twice',
+      fileOf({ a: f32([4], 0, 16), b: f32([4], 0, 16) }, data16),
+      /tensors "a" \[0, 16\] and "b" \[0, 16\] overlap/,
+    ],
+    [
+      '__metadata__ that is not an object',
+      fileOf({ __metadata__: ['pt'] }, []),
+      /__metadata__ must be an object of strings, got \["pt"\]/,
+    ],
+    [
+      'a __metadata__ value that is not a string',
+      fileOf({ __metadata__: { format: 'pt', step: 3 } }, []),
+      /__metadata__\["step"\] must be a string, got 3/,
+    ],
   ];
 
   test.each(cases)('%s', (_, file, message) => {
@@ -247,7 +360,9 @@ describe('malformed files are RangeErrors that say what is wrong and where', () 
     const file = fileOf('', []);
     const bad = new Uint8Array([...file.subarray(0, 8), 0x7b, 0xc3, 0x28, 0x7d]);
     new DataView(bad.buffer).setUint32(0, 4, true);
-    expect(() => readSafetensors(bad)).toThrow(/^readSafetensors: malformed \.safetensors file: the header \(bytes 8–11\) is not valid UTF-8$/);
+    expect(() => readSafetensors(bad)).toThrow(
+      /^readSafetensors: malformed \.safetensors file: the header \(bytes 8–11\) is not valid UTF-8$/,
+    );
   });
 
   test('zero-element tensors may sit anywhere, even at the same offset as others; gaps and padding are allowed', () => {
@@ -264,7 +379,8 @@ describe('malformed files are RangeErrors that say what is wrong and where', () 
         readSafetensors(bytes.subarray(0, n));
         unexpected.push(`${n} bytes: read without an error`);
       } catch (e) {
-        if (!(e instanceof RangeError) || !/^readSafetensors: malformed/.test(e.message)) unexpected.push(`${n} bytes: ${e}`);
+        if (!(e instanceof RangeError) || !/^readSafetensors: malformed/.test(e.message))
+          unexpected.push(`${n} bytes: ${e}`);
       }
       if (unexpected.length >= 5) break;
     }
@@ -285,7 +401,8 @@ describe('malformed files are RangeErrors that say what is wrong and where', () 
         const { tensors } = readSafetensors(damaged);
         const total = Object.values(tensors).reduce((n, t) => n + t.data.byteLength, 0);
         // Each dtype's array is no larger than its bytes (F16/BF16 widen to 4 bytes each; 2× at most).
-        if (total > 2 * (bytes.length - headerEnd)) unexpected.push(`trial ${trial}: ${total} bytes of tensors from a smaller file`);
+        if (total > 2 * (bytes.length - headerEnd))
+          unexpected.push(`trial ${trial}: ${total} bytes of tensors from a smaller file`);
       } catch (e) {
         if (e instanceof RangeError && /^readSafetensors: malformed/.test(e.message)) refused++;
         else unexpected.push(`trial ${trial}: ${e}`);

@@ -32,14 +32,20 @@ describe.each([1, 2])('%i thread(s)', (threads) => {
     const attn = engines[threads];
     const E = 64;
     const layer = attn.createMultiHeadAttention({
-      embedDim: E, numHeads: 64, slidingWindow: 1,
-      inProjWeight: new Float32Array(3 * E * E).fill(0.01), outProjWeight: new Float32Array(E * E).fill(0.01),
+      embedDim: E,
+      numHeads: 64,
+      slidingWindow: 1,
+      inProjWeight: new Float32Array(3 * E * E).fill(0.01),
+      outProjWeight: new Float32Array(E * E).fill(0.01),
     });
     try {
       for (const L of [8192, 8193]) {
         const args = { query: new Float32Array(L * E), isCausal: true, needWeights: true, averageAttnWeights: false };
         expectTooLarge(() => layer.forward(args), `weights, ${L} tokens`);
-        expectTooLarge(() => layer.forward({ ...args, needWeights: false, returnIntermediates: true }), `intermediates.scores, ${L} tokens`);
+        expectTooLarge(
+          () => layer.forward({ ...args, needWeights: false, returnIntermediates: true }),
+          `intermediates.scores, ${L} tokens`,
+        );
       }
     } finally {
       layer.dispose();
@@ -52,7 +58,10 @@ describe.each([1, 2])('%i thread(s)', (threads) => {
     const L = 8192;
     const x = new Float32Array(64 * L);
     const w = new Float32Array([1]);
-    expectTooLarge(() => attn.selfAttention({ x, batch: 64, seqLen: L, dModel: 1, wq: w, wk: w, wv: w }), 'selfAttention weights');
+    expectTooLarge(
+      () => attn.selfAttention({ x, batch: 64, seqLen: L, dModel: 1, wq: w, wk: w, wv: w }),
+      'selfAttention weights',
+    );
     expectUsable(attn);
   });
 });

@@ -14,17 +14,46 @@ test(`${CALLS} mixed calls keep the heap flat`, async () => {
   const attn = await createAttention({ threads: 1 });
   const rng = ref.mulberry32(4242);
   const pick = (list) => list[Math.floor(rng() * list.length)];
-  const shapes = [1, 2, 5, 16, 33].map((L, i) => mhaArgs({
-    seed: 700 + i, batch: 1 + (i % 2), tgtLen: L, srcLen: [1, 3, 7, 16, 40][i], embedDim: 4 * (1 + (i % 3)), numHeads: 1 + (i % 2),
-    bias: true, keyPaddingMask: i % 2 ? 'bool' : 'float', attnMask: i % 2 ? 'float2d' : undefined, isCausal: i === 3,
-  }));
-  const sa = [3, 8].map((L, i) => saArgs({ seed: 800 + i, seqLen: L, dModel: 5, dK: 3, dV: 2, bias: true, mask: 'bool' }));
-  const layerOf = (a) => ({ embedDim: a.embedDim, numHeads: a.numHeads, inProjWeight: a.inProjWeight, inProjBias: a.inProjBias, outProjWeight: a.outProjWeight });
-  const inputsOf = (a) => ({ query: a.query, key: a.key, value: a.value, batch: a.batch, attnMask: a.attnMask, keyPaddingMask: a.keyPaddingMask, isCausal: a.isCausal });
+  const shapes = [1, 2, 5, 16, 33].map((L, i) =>
+    mhaArgs({
+      seed: 700 + i,
+      batch: 1 + (i % 2),
+      tgtLen: L,
+      srcLen: [1, 3, 7, 16, 40][i],
+      embedDim: 4 * (1 + (i % 3)),
+      numHeads: 1 + (i % 2),
+      bias: true,
+      keyPaddingMask: i % 2 ? 'bool' : 'float',
+      attnMask: i % 2 ? 'float2d' : undefined,
+      isCausal: i === 3,
+    }),
+  );
+  const sa = [3, 8].map((L, i) =>
+    saArgs({ seed: 800 + i, seqLen: L, dModel: 5, dK: 3, dV: 2, bias: true, mask: 'bool' }),
+  );
+  const layerOf = (a) => ({
+    embedDim: a.embedDim,
+    numHeads: a.numHeads,
+    inProjWeight: a.inProjWeight,
+    inProjBias: a.inProjBias,
+    outProjWeight: a.outProjWeight,
+  });
+  const inputsOf = (a) => ({
+    query: a.query,
+    key: a.key,
+    value: a.value,
+    batch: a.batch,
+    attnMask: a.attnMask,
+    keyPaddingMask: a.keyPaddingMask,
+    isCausal: a.isCausal,
+  });
   const first = new Map(); // shape index → output bits of its first one-shot call
   const bits = (r) => Array.from(new Uint32Array(r.output.buffer));
   const live = []; // [layer, args]
-  let errors = 0, prepared = 0, baseline = null, memory = null;
+  let errors = 0,
+    prepared = 0,
+    baseline = null,
+    memory = null;
   const bad = [
     () => attn.multiHeadAttention({ ...shapes[0], query: 'q' }),
     () => attn.multiHeadAttention({ ...shapes[1], numHeads: 3 }),
@@ -78,6 +107,8 @@ test(`${CALLS} mixed calls keep the heap flat`, async () => {
   expect(end).toEqual({ heapInUse: baseline, memoryBytes: memory });
   expect(errors).toBeGreaterThan(CALLS / 20);
   expect(prepared).toBeGreaterThan(CALLS / 10);
-  console.log(`soak: ${CALLS} calls (${errors} errors, ${prepared} prepared forwards); heap in use ${baseline} → ${end.heapInUse} bytes, memory ${memory} → ${end.memoryBytes} bytes`);
+  console.log(
+    `soak: ${CALLS} calls (${errors} errors, ${prepared} prepared forwards); heap in use ${baseline} → ${end.heapInUse} bytes, memory ${memory} → ${end.memoryBytes} bytes`,
+  );
   attn.dispose();
 });

@@ -13,19 +13,19 @@ beforeAll(async () => {
 });
 afterAll(() => attn.dispose());
 
-describe.each(['mha-in-proj-f32', 'llama-gqa-f16', 'qwen-bias-bf16'])('%s: PyTorch\'s file and output', (name) => {
+describe.each(['mha-in-proj-f32', 'llama-gqa-f16', 'qwen-bias-bf16'])("%s: PyTorch's file and output", (name) => {
   const { bytes, sidecar } = loadSafetensorsFixture(name);
   const weights = () => attentionArgsFromStateDict(readSafetensors(bytes).tensors, sidecar.prefix);
   const forward = decodeArgs(sidecar.forward);
 
-  test('a prepared layer gives PyTorch\'s output', () => {
+  test("a prepared layer gives PyTorch's output", () => {
     const layer = attn.createMultiHeadAttention({ ...weights(), ...sidecar.layer });
     const { output } = layer.forward({ ...forward, needWeights: false });
     layer.dispose();
     ref.expectClose(output, sidecar.expected.output, `${name} output`, sidecar.expected.outputShape);
   });
 
-  test('the one-shot call gives PyTorch\'s output too', () => {
+  test("the one-shot call gives PyTorch's output too", () => {
     const { output } = attn.multiHeadAttention({ ...weights(), ...sidecar.layer, ...forward, needWeights: false });
     ref.expectClose(output, sidecar.expected.output, `${name} one-shot output`, sidecar.expected.outputShape);
   });
@@ -38,16 +38,38 @@ test('the files map to the arguments each scheme has', () => {
   };
   expect(keys('mha-in-proj-f32')).toEqual(['inProjBias', 'inProjWeight', 'outProjBias', 'outProjWeight']);
   expect(keys('llama-gqa-f16')).toEqual(['kProjWeight', 'outProjWeight', 'qProjWeight', 'vProjWeight']);
-  expect(keys('qwen-bias-bf16')).toEqual(['kProjBias', 'kProjWeight', 'outProjWeight', 'qProjBias', 'qProjWeight', 'vProjBias', 'vProjWeight']);
+  expect(keys('qwen-bias-bf16')).toEqual([
+    'kProjBias',
+    'kProjWeight',
+    'outProjWeight',
+    'qProjBias',
+    'qProjWeight',
+    'vProjBias',
+    'vProjWeight',
+  ]);
 });
 
 describe('names', () => {
   const v = (n, x = 0) => Float32Array.from({ length: n }, (_, i) => x + i);
 
   test('nn.MultiheadAttention with separate q/k/v weights (kdim, vdim ≠ embedDim)', () => {
-    const sd = { q_proj_weight: v(4), k_proj_weight: v(6), v_proj_weight: v(8), in_proj_bias: v(6), 'out_proj.weight': v(4), 'out_proj.bias': v(2) };
+    const sd = {
+      q_proj_weight: v(4),
+      k_proj_weight: v(6),
+      v_proj_weight: v(8),
+      in_proj_bias: v(6),
+      'out_proj.weight': v(4),
+      'out_proj.bias': v(2),
+    };
     const args = attentionArgsFromStateDict(sd);
-    expect(Object.keys(args).sort()).toEqual(['inProjBias', 'kProjWeight', 'outProjBias', 'outProjWeight', 'qProjWeight', 'vProjWeight']);
+    expect(Object.keys(args).sort()).toEqual([
+      'inProjBias',
+      'kProjWeight',
+      'outProjBias',
+      'outProjWeight',
+      'qProjWeight',
+      'vProjWeight',
+    ]);
     expect(args.kProjWeight).toBe(sd.k_proj_weight);
   });
 
@@ -55,7 +77,16 @@ describe('names', () => {
     const sd = {};
     for (const p of ['q', 'k', 'v', 'out']) for (const w of ['weight', 'bias']) sd[`enc.attn.${p}_proj.${w}`] = v(2);
     const args = attentionArgsFromStateDict(sd, 'enc.attn.');
-    expect(Object.keys(args).sort()).toEqual(['kProjBias', 'kProjWeight', 'outProjBias', 'outProjWeight', 'qProjBias', 'qProjWeight', 'vProjBias', 'vProjWeight']);
+    expect(Object.keys(args).sort()).toEqual([
+      'kProjBias',
+      'kProjWeight',
+      'outProjBias',
+      'outProjWeight',
+      'qProjBias',
+      'qProjWeight',
+      'vProjBias',
+      'vProjWeight',
+    ]);
     expect(args.outProjBias).toBe(sd['enc.attn.out_proj.bias']);
   });
 
@@ -64,7 +95,9 @@ describe('names', () => {
     for (const l of [1, 10]) for (const p of ['q', 'k', 'v', 'o']) sd[`layers.${l}.${p}_proj.weight`] = v(4, l);
     const args = attentionArgsFromStateDict(sd, 'layers.1.');
     expect(Object.values(args).map((a) => a[0])).toEqual([1, 1, 1, 1]);
-    expect(() => attentionArgsFromStateDict(sd, 'layers.1')).toThrow(/unrecognised tensor names under the prefix "layers.1": "layers.1.q_proj.weight", .*"layers.10.q_proj.weight".*; a module's prefix ends with its dot, as in "layers.1."\)$/);
+    expect(() => attentionArgsFromStateDict(sd, 'layers.1')).toThrow(
+      /unrecognised tensor names under the prefix "layers.1": "layers.1.q_proj.weight", .*"layers.10.q_proj.weight".*; a module's prefix ends with its dot, as in "layers.1."\)$/,
+    );
   });
 
   test('Float32Arrays are passed as they are; Float64Array, number[] and { data } are converted to Float32Array', () => {
@@ -90,27 +123,92 @@ describe('errors', () => {
   const hf = { 'q_proj.weight': W, 'k_proj.weight': W, 'v_proj.weight': W, 'o_proj.weight': W };
 
   test.each([
-    ['a stateDict that is not an object', [null], TypeError, /^attentionArgsFromStateDict: stateDict must be an object of named tensors .*, got null$/],
-    ['a stateDict that is a Float32Array', [W], TypeError, /stateDict must be an object of named tensors .*, got a Float32Array of length 4/],
-    ['a Map', [new Map(Object.entries(hf))], TypeError, /stateDict must be an object of named tensors, got a Map \(pass Object.fromEntries\(map\)\)/],
+    [
+      'a stateDict that is not an object',
+      [null],
+      TypeError,
+      /^attentionArgsFromStateDict: stateDict must be an object of named tensors .*, got null$/,
+    ],
+    [
+      'a stateDict that is a Float32Array',
+      [W],
+      TypeError,
+      /stateDict must be an object of named tensors .*, got a Float32Array of length 4/,
+    ],
+    [
+      'a Map',
+      [new Map(Object.entries(hf))],
+      TypeError,
+      /stateDict must be an object of named tensors, got a Map \(pass Object.fromEntries\(map\)\)/,
+    ],
     ['a prefix that is not a string', [hf, 3], TypeError, /prefix must be a string, got number 3/],
-    ['no name under the prefix', [hf, 'model.layers.0.'], TypeError,
-      /no tensor name starts with the prefix "model.layers.0."; the state dict has "q_proj.weight", "k_proj.weight", "v_proj.weight", "o_proj.weight"$/],
+    [
+      'no name under the prefix',
+      [hf, 'model.layers.0.'],
+      TypeError,
+      /no tensor name starts with the prefix "model.layers.0."; the state dict has "q_proj.weight", "k_proj.weight", "v_proj.weight", "o_proj.weight"$/,
+    ],
     ['an empty state dict', [{}], TypeError, /no tensor name starts with the prefix ""; the state dict is empty/],
-    ['names it does not know', [{ ...hf, 'rotary_emb.inv_freq': W, 'norm.weight': W }], TypeError,
-      /unrecognised tensor names under the prefix "": "rotary_emb.inv_freq", "norm.weight" \(recognised after the prefix: in_proj_weight, .*o_proj.weight/],
-    ['bias_k and bias_v (add_bias_kv)', [{ in_proj_weight: W, 'out_proj.weight': W, bias_k: W, bias_v: W }], TypeError,
-      /"bias_k", "bias_v": nn.MultiheadAttention's add_bias_kv \(bias_k, bias_v\) is not supported by the engine/],
-    ['two names for one argument', [{ ...hf, 'out_proj.weight': W }], TypeError, /both "o_proj.weight" and "out_proj.weight" give outProjWeight; keep one/],
-    ['no output projection', [{ 'q_proj.weight': W }], TypeError, /no output projection \(out_proj.weight or o_proj.weight\) under the prefix ""; found "q_proj.weight"/],
-    ['an integer tensor as a weight', [{ ...hf, 'q_proj.weight': { dtype: 'I64', shape: [1], data: BigInt64Array.of(1n) } }], TypeError,
-      /"q_proj.weight" must be a floating-point tensor \(Float32Array, Float64Array, number\[\], or \{ data \} of one\), got dtype I64 \(a BigInt64Array of length 1\)/],
-    ['a string as a weight', [{ ...hf, 'q_proj.weight': 'w' }], TypeError, /"q_proj.weight" must be a floating-point tensor .*, got the string "w"/],
-    ['a number[] holding a string', [{ ...hf, 'q_proj.weight': [1, '2'] }], TypeError, /"q_proj.weight" must be a floating-point tensor .*, got an Array/],
-    ['a shape that does not match the data', [{ ...hf, 'q_proj.weight': { data: W, shape: [2, 3] } }], RangeError,
-      /"q_proj.weight" must have a shape \[out, in\] matching its 4 values, got shape \[2,3\]/],
-    ['a weight that is not a matrix', [{ ...hf, 'q_proj.weight': { data: W, shape: [4] } }], RangeError, /"q_proj.weight" must have a shape \[out, in\]/],
-    ['a bias that is not a vector', [{ ...hf, 'o_proj.bias': { data: W, shape: [2, 2] } }], RangeError, /"o_proj.bias" must have a shape \[n\] matching its 4 values/],
+    [
+      'names it does not know',
+      [{ ...hf, 'rotary_emb.inv_freq': W, 'norm.weight': W }],
+      TypeError,
+      /unrecognised tensor names under the prefix "": "rotary_emb.inv_freq", "norm.weight" \(recognised after the prefix: in_proj_weight, .*o_proj.weight/,
+    ],
+    [
+      'bias_k and bias_v (add_bias_kv)',
+      [{ in_proj_weight: W, 'out_proj.weight': W, bias_k: W, bias_v: W }],
+      TypeError,
+      /"bias_k", "bias_v": nn.MultiheadAttention's add_bias_kv \(bias_k, bias_v\) is not supported by the engine/,
+    ],
+    [
+      'two names for one argument',
+      [{ ...hf, 'out_proj.weight': W }],
+      TypeError,
+      /both "o_proj.weight" and "out_proj.weight" give outProjWeight; keep one/,
+    ],
+    [
+      'no output projection',
+      [{ 'q_proj.weight': W }],
+      TypeError,
+      /no output projection \(out_proj.weight or o_proj.weight\) under the prefix ""; found "q_proj.weight"/,
+    ],
+    [
+      'an integer tensor as a weight',
+      [{ ...hf, 'q_proj.weight': { dtype: 'I64', shape: [1], data: BigInt64Array.of(1n) } }],
+      TypeError,
+      /"q_proj.weight" must be a floating-point tensor \(Float32Array, Float64Array, number\[\], or \{ data \} of one\), got dtype I64 \(a BigInt64Array of length 1\)/,
+    ],
+    [
+      'a string as a weight',
+      [{ ...hf, 'q_proj.weight': 'w' }],
+      TypeError,
+      /"q_proj.weight" must be a floating-point tensor .*, got the string "w"/,
+    ],
+    [
+      'a number[] holding a string',
+      [{ ...hf, 'q_proj.weight': [1, '2'] }],
+      TypeError,
+      /"q_proj.weight" must be a floating-point tensor .*, got an Array/,
+    ],
+    [
+      'a shape that does not match the data',
+      [{ ...hf, 'q_proj.weight': { data: W, shape: [2, 3] } }],
+      RangeError,
+      /"q_proj.weight" must have a shape \[out, in\] matching its 4 values, got shape \[2,3\]/,
+    ],
+    [
+      'a weight that is not a matrix',
+      [{ ...hf, 'q_proj.weight': { data: W, shape: [4] } }],
+      RangeError,
+      /"q_proj.weight" must have a shape \[out, in\]/,
+    ],
+    [
+      'a bias that is not a vector',
+      [{ ...hf, 'o_proj.bias': { data: W, shape: [2, 2] } }],
+      RangeError,
+      /"o_proj.bias" must have a shape \[n\] matching its 4 values/,
+    ],
   ])('%s', (_, args, ErrorClass, message) => {
     let error;
     try {

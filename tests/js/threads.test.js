@@ -24,14 +24,23 @@ function expectSameBits(a, b, label) {
 
 function weightsOf(rng, e, h) {
   return {
-    embedDim: e, numHeads: h,
-    inProjWeight: randomArray(rng, 3 * e * e, 0.1), inProjBias: randomArray(rng, 3 * e, 0.1),
-    outProjWeight: randomArray(rng, e * e, 0.1), outProjBias: randomArray(rng, e, 0.1),
+    embedDim: e,
+    numHeads: h,
+    inProjWeight: randomArray(rng, 3 * e * e, 0.1),
+    inProjBias: randomArray(rng, 3 * e, 0.1),
+    outProjWeight: randomArray(rng, e * e, 0.1),
+    outProjBias: randomArray(rng, e, 0.1),
   };
 }
 
 // tokens × embedDim × heads: the shapes of the benchmark, small to large.
-const SHAPES = [[8, 64, 2], [12, 48, 3], [4, 512, 8], [64, 256, 4], [96, 384, 6]];
+const SHAPES = [
+  [8, 64, 2],
+  [12, 48, 3],
+  [4, 512, 8],
+  [64, 256, 4],
+  [96, 384, 6],
+];
 
 describe.each(SHAPES)('%i tokens × %i × %i heads', (n, e, h) => {
   const rng = mulberry32(n * 1000 + e + h);
@@ -56,7 +65,11 @@ describe.each(SHAPES)('%i tokens × %i × %i heads', (n, e, h) => {
     for (const [i, r] of results.entries()) {
       for (const kind of ['oneShot', 'prepared']) {
         expectSameBits(r[kind].output, results[0].oneShot.output, `${what}: ${kind} output on ${THREADS[i]} threads`);
-        expectSameBits(r[kind].weights, results[0].oneShot.weights, `${what}: ${kind} weights on ${THREADS[i]} threads`);
+        expectSameBits(
+          r[kind].weights,
+          results[0].oneShot.weights,
+          `${what}: ${kind} weights on ${THREADS[i]} threads`,
+        );
       }
     }
   });
@@ -75,9 +88,14 @@ describe.each([
     ['per-head weights', { averageAttnWeights: false }],
   ])('%s: same bits on 1, 2, 3 threads', (weightsKind, extra) => {
     const rng = mulberry32(numHeads * 100 + numKvHeads);
-    const embedDim = 512, headDim = 64;
+    const embedDim = 512,
+      headDim = 64;
     const layerArgs = {
-      embedDim, numHeads, numKvHeads, headDim, rope: true,
+      embedDim,
+      numHeads,
+      numKvHeads,
+      headDim,
+      rope: true,
       qProjWeight: randomArray(rng, numHeads * headDim * embedDim, 0.05),
       kProjWeight: randomArray(rng, numKvHeads * headDim * embedDim, 0.05),
       vProjWeight: randomArray(rng, numKvHeads * headDim * embedDim, 0.05),

@@ -108,12 +108,27 @@ describe('multiHeadAttention sizes', () => {
     cases.push({ seed: 2200 + i, ...common, tgtLen: pick(i, 9), embedDim: s * numHeads, numHeads });
     // kdim / vdim sweep (separate projections)
     cases.push({
-      seed: 2300 + i, ...common, tgtLen: pick(i, 1), srcLen: pick(i, 4),
-      embedDim: pick(i, 7) * numHeads, numHeads, kdim: s, vdim: pick(i, 5),
+      seed: 2300 + i,
+      ...common,
+      tgtLen: pick(i, 1),
+      srcLen: pick(i, 4),
+      embedDim: pick(i, 7) * numHeads,
+      numHeads,
+      kdim: s,
+      vdim: pick(i, 5),
     });
   });
   [1, 2, 3, 4, 5, 6, 8, 16].forEach((numHeads, i) => {
-    cases.push({ seed: 2400 + i, batch: 2, bias: true, outBias: true, tgtLen: 9, srcLen: 7, embedDim: 8 * numHeads, numHeads });
+    cases.push({
+      seed: 2400 + i,
+      batch: 2,
+      bias: true,
+      outBias: true,
+      tgtLen: 9,
+      srcLen: 7,
+      embedDim: 8 * numHeads,
+      numHeads,
+    });
   });
   test.each(cases.map((o) => [caseName(o), o]))('%s', (_, o) => runMHA(o));
 });
@@ -151,10 +166,23 @@ describe('multiHeadAttention arguments', () => {
     { attnMask: 'bool3d', isCausal: true, keyPaddingMask: 'bool', bias: true, outBias: true },
     { attnMask: 'float2d', isCausal: true, keyPaddingMask: 'float', outBias: true },
     { attnMask: 'bool2d', keyPaddingMask: 'float', averageAttnWeights: false },
-    { attnMask: 'float3d', keyPaddingMask: 'bool', isCausal: true, averageAttnWeights: false, separate: true, scale: 0.5 },
+    {
+      attnMask: 'float3d',
+      keyPaddingMask: 'bool',
+      isCausal: true,
+      averageAttnWeights: false,
+      separate: true,
+      scale: 0.5,
+    },
     { attnMask: 'float2d', keyPaddingMask: 'bool', isCausal: true, needWeights: false, bias: true, outBias: true },
     // fully masked rows: by a 3-D mask, a 2-D mask, whole padded batch elements
-    { maskedRows: [[0, 0, 0], [0, 0, 2]], outBias: true },
+    {
+      maskedRows: [
+        [0, 0, 0],
+        [0, 0, 2],
+      ],
+      outBias: true,
+    },
     { attnMask: 'float3d', maskedRows: [[0, 0, 1]], bias: true, outBias: true, averageAttnWeights: false },
     { attnMask: 'float2d', maskedRows: [[0, 0, 1]], outBias: true },
     { paddedBatches: [0], bias: true, outBias: true },
@@ -168,7 +196,17 @@ describe('multiHeadAttention arguments', () => {
   test.each(cases.map((o) => [caseName(o), o]))('%s', (_, o) => runMHA(o));
 
   test('causal with the first key padded: row 0 fully masked, output = outProjBias there', () => {
-    const o = { seed: 11, batch: 2, tgtLen: 5, srcLen: 6, embedDim: 8, numHeads: 2, bias: true, outBias: true, isCausal: true };
+    const o = {
+      seed: 11,
+      batch: 2,
+      tgtLen: 5,
+      srcLen: 6,
+      embedDim: 8,
+      numHeads: 2,
+      bias: true,
+      outBias: true,
+      isCausal: true,
+    };
     const args = mhaArgs(o);
     args.keyPaddingMask = new Uint8Array(2 * 6);
     args.keyPaddingMask[0] = 1; // batch 0, key 0: query 0 sees only key 0 under the causal mask
@@ -194,15 +232,21 @@ describe('multiHeadAttention arguments', () => {
     const implicit = attn.multiHeadAttention(args);
     const valueDefault = attn.multiHeadAttention({ ...args, key: args.query });
     const want = ref.multiHeadAttention(args);
-    for (const [name, r] of [['explicit', explicit], ['implicit', implicit], ['value default', valueDefault]]) {
+    for (const [name, r] of [
+      ['explicit', explicit],
+      ['implicit', implicit],
+      ['value default', valueDefault],
+    ]) {
       checkResult(r, want, mhaDims(args), `key/value defaults (${name})`);
     }
     const cross = mhaArgs({ seed: 14, batch: 2, tgtLen: 4, srcLen: 7, embedDim: 12, numHeads: 3, bias: true });
     const noValue = { ...cross };
     delete noValue.value;
     checkResult(
-      attn.multiHeadAttention(noValue), ref.multiHeadAttention({ ...cross, value: cross.key }),
-      mhaDims(cross), 'value defaults to key',
+      attn.multiHeadAttention(noValue),
+      ref.multiHeadAttention({ ...cross, value: cross.key }),
+      mhaDims(cross),
+      'value defaults to key',
     );
   });
 });
@@ -211,27 +255,76 @@ describe('multiHeadAttention arguments', () => {
 
 describe('realistic sizes', () => {
   test.each([
-    ['我愛AI: 4 tokens × 512, 8 heads, biases', { seed: 50, tgtLen: 4, embedDim: 512, numHeads: 8, bias: true, outBias: true }],
-    ['64 tokens × 512, 8 heads, causal + padding', {
-      seed: 51, tgtLen: 64, embedDim: 512, numHeads: 8, bias: true, outBias: true, isCausal: true, keyPaddingMask: 'bool',
-    }],
-    ['2 × 64 tokens × 512, 8 heads, per-head weights', {
-      seed: 52, batch: 2, tgtLen: 64, embedDim: 512, numHeads: 8, bias: true, outBias: true, averageAttnWeights: false,
-    }],
-    ['cross 4 → 64 tokens, 512, 8 heads', { seed: 53, tgtLen: 4, srcLen: 64, embedDim: 512, numHeads: 8, outBias: true }],
-    ['long: 130 → 257 tokens, 64, 2 heads, masks', {
-      seed: 56, tgtLen: 130, srcLen: 257, embedDim: 64, numHeads: 2, bias: true, outBias: true,
-      attnMask: 'float2d', keyPaddingMask: 'bool', isCausal: true,
-    }],
-    ['long: 2 × 300 tokens, 96, 3 heads, per-head weights', {
-      seed: 57, batch: 2, tgtLen: 300, embedDim: 96, numHeads: 3, outBias: true, averageAttnWeights: false,
-    }],
+    [
+      '我愛AI: 4 tokens × 512, 8 heads, biases',
+      { seed: 50, tgtLen: 4, embedDim: 512, numHeads: 8, bias: true, outBias: true },
+    ],
+    [
+      '64 tokens × 512, 8 heads, causal + padding',
+      {
+        seed: 51,
+        tgtLen: 64,
+        embedDim: 512,
+        numHeads: 8,
+        bias: true,
+        outBias: true,
+        isCausal: true,
+        keyPaddingMask: 'bool',
+      },
+    ],
+    [
+      '2 × 64 tokens × 512, 8 heads, per-head weights',
+      {
+        seed: 52,
+        batch: 2,
+        tgtLen: 64,
+        embedDim: 512,
+        numHeads: 8,
+        bias: true,
+        outBias: true,
+        averageAttnWeights: false,
+      },
+    ],
+    [
+      'cross 4 → 64 tokens, 512, 8 heads',
+      { seed: 53, tgtLen: 4, srcLen: 64, embedDim: 512, numHeads: 8, outBias: true },
+    ],
+    [
+      'long: 130 → 257 tokens, 64, 2 heads, masks',
+      {
+        seed: 56,
+        tgtLen: 130,
+        srcLen: 257,
+        embedDim: 64,
+        numHeads: 2,
+        bias: true,
+        outBias: true,
+        attnMask: 'float2d',
+        keyPaddingMask: 'bool',
+        isCausal: true,
+      },
+    ],
+    [
+      'long: 2 × 300 tokens, 96, 3 heads, per-head weights',
+      {
+        seed: 57,
+        batch: 2,
+        tgtLen: 300,
+        embedDim: 96,
+        numHeads: 3,
+        outBias: true,
+        averageAttnWeights: false,
+      },
+    ],
   ])('multiHeadAttention %s', (_, o) => runMHA(o));
 
   test.each([
     ['我愛AI: 4 tokens × 512 → 64', { seed: 54, seqLen: 4, dModel: 512, dK: 64, dV: 64, bias: true }],
     ['64 tokens × 512 → 64, causal', { seed: 55, seqLen: 64, dModel: 512, dK: 64, dV: 64, isCausal: true }],
-    ['long: 257 tokens × 32 → 16 / 24, bool mask', { seed: 58, seqLen: 257, dModel: 32, dK: 16, dV: 24, mask: 'bool', bias: true }],
+    [
+      'long: 257 tokens × 32 → 16 / 24, bool mask',
+      { seed: 58, seqLen: 257, dModel: 32, dK: 16, dV: 24, mask: 'bool', bias: true },
+    ],
   ])('selfAttention %s', (_, o) => runSA(o));
 });
 
@@ -245,8 +338,13 @@ describe('random combinations of every argument (fixed seeds)', () => {
   for (let n = 0; n < 120; n++) {
     const rng = ref.mulberry32(5000 + n);
     const numHeads = choose(rng, [1, 2, 3, 4, 8]);
-    const o = { seed: 6000 + n, batch: choose(rng, [1, 2, 3]), tgtLen: choose(rng, SIZES),
-      embedDim: choose(rng, [1, 3, 4, 5, 8, 9, 16, 17]) * numHeads, numHeads };
+    const o = {
+      seed: 6000 + n,
+      batch: choose(rng, [1, 2, 3]),
+      tgtLen: choose(rng, SIZES),
+      embedDim: choose(rng, [1, 3, 4, 5, 8, 9, 16, 17]) * numHeads,
+      numHeads,
+    };
     if (maybe(rng)) o.srcLen = choose(rng, SIZES);
     if (maybe(rng, 0.3)) o.kdim = choose(rng, SIZES);
     if (maybe(rng, 0.3)) o.vdim = choose(rng, SIZES);
@@ -268,8 +366,14 @@ describe('random combinations of every argument (fixed seeds)', () => {
   const saCases = [];
   for (let n = 0; n < 60; n++) {
     const rng = ref.mulberry32(7000 + n);
-    const o = { seed: 8000 + n, batch: choose(rng, [1, 2, 3]), seqLen: choose(rng, SIZES), dModel: choose(rng, SIZES),
-      dK: choose(rng, SIZES), dV: choose(rng, SIZES) };
+    const o = {
+      seed: 8000 + n,
+      batch: choose(rng, [1, 2, 3]),
+      seqLen: choose(rng, SIZES),
+      dModel: choose(rng, SIZES),
+      dK: choose(rng, SIZES),
+      dV: choose(rng, SIZES),
+    };
     if (maybe(rng)) o.bias = true;
     if (maybe(rng, 0.6)) o.mask = choose(rng, ['bool', 'float']);
     if (maybe(rng, 0.4)) o.isCausal = true;
@@ -288,7 +392,8 @@ describe('input and output types', () => {
   const toF64 = (a) => (a && a.constructor === Float32Array ? Float64Array.from(a) : a);
   // tensors only: masks stay Uint8Array / Float32Array as the contract says
   const MASKS = ['attnMask', 'keyPaddingMask'];
-  const convert = (args, f) => Object.fromEntries(Object.entries(args).map(([k, v]) => [k, MASKS.includes(k) ? v : f(v)]));
+  const convert = (args, f) =>
+    Object.fromEntries(Object.entries(args).map(([k, v]) => [k, MASKS.includes(k) ? v : f(v)]));
   const sameBits = (a, b, label) => {
     expect([label, a.length]).toEqual([label, b.length]);
     for (let i = 0; i < a.length; i++) {
@@ -313,8 +418,18 @@ describe('input and output types', () => {
     ['Float64Array', toF64],
   ])('multiHeadAttention accepts %s tensors (same result as Float32Array)', (kind, f) => {
     const args = mhaArgs({
-      seed: 61, batch: 2, tgtLen: 5, srcLen: 6, embedDim: 12, numHeads: 3, kdim: 5, vdim: 7,
-      bias: true, outBias: true, keyPaddingMask: 'bool', attnMask: 'float3d',
+      seed: 61,
+      batch: 2,
+      tgtLen: 5,
+      srcLen: 6,
+      embedDim: 12,
+      numHeads: 3,
+      kdim: 5,
+      vdim: 7,
+      bias: true,
+      outBias: true,
+      keyPaddingMask: 'bool',
+      attnMask: 'float3d',
     });
     const base = attn.multiHeadAttention(args);
     const got = attn.multiHeadAttention(convert(args, f));
@@ -326,8 +441,20 @@ describe('input and output types', () => {
   test('number[] values that are not float32 are converted (rounded) and computed', () => {
     const rng = ref.mulberry32(62);
     const n = (k) => Array.from({ length: k }, () => Math.round((rng() * 2 - 1) * 1000) / 1000);
-    const args = { x: n(3 * 6), seqLen: 3, dModel: 6, wq: n(4 * 6), wk: n(4 * 6), wv: n(2 * 6), bq: n(4), bk: n(4), bv: n(2) };
-    const f32 = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, Array.isArray(v) ? new Float32Array(v) : v]));
+    const args = {
+      x: n(3 * 6),
+      seqLen: 3,
+      dModel: 6,
+      wq: n(4 * 6),
+      wk: n(4 * 6),
+      wv: n(2 * 6),
+      bq: n(4),
+      bk: n(4),
+      bv: n(2),
+    };
+    const f32 = Object.fromEntries(
+      Object.entries(args).map(([k, v]) => [k, Array.isArray(v) ? new Float32Array(v) : v]),
+    );
     checkResult(attn.selfAttention(args), ref.selfAttention(f32), saDims(args), 'number[] with 0.001 steps');
   });
 
@@ -335,7 +462,10 @@ describe('input and output types', () => {
     const args = mhaArgs({ seed: 63, tgtLen: 4, embedDim: 8, numHeads: 2 });
     const r1 = attn.multiHeadAttention(args);
     const r2 = attn.multiHeadAttention(args);
-    for (const [name, a] of [['output', r1.output], ['weights', r1.weights]]) {
+    for (const [name, a] of [
+      ['output', r1.output],
+      ['weights', r1.weights],
+    ]) {
       expect([name, a.byteOffset, a.buffer.byteLength]).toEqual([name, 0, a.length * 4]);
     }
     expect(r1.output.buffer).not.toBe(r2.output.buffer);
@@ -351,7 +481,9 @@ describe('input and output types', () => {
     expect(sa.output).toHaveLength(16);
     const base = { seed: 66, batch: 2, tgtLen: 3, srcLen: 5, embedDim: 12, numHeads: 3 };
     expect(attn.multiHeadAttention(mhaArgs({ ...base, needWeights: false })).weights).toBeNull();
-    expect(attn.multiHeadAttention(mhaArgs({ ...base, needWeights: false, averageAttnWeights: false })).weights).toBeNull();
+    expect(
+      attn.multiHeadAttention(mhaArgs({ ...base, needWeights: false, averageAttnWeights: false })).weights,
+    ).toBeNull();
     const per = attn.multiHeadAttention(mhaArgs({ ...base, averageAttnWeights: false }));
     expect(per.weights).toHaveLength(2 * 3 * 3 * 5);
     expect(per.output).toHaveLength(2 * 3 * 12);
@@ -359,9 +491,11 @@ describe('input and output types', () => {
     expect(avg.weights).toHaveLength(2 * 3 * 5);
     // the averaged weights are the mean of the per-head ones
     const mean = new Float64Array(2 * 3 * 5);
-    for (let b = 0; b < 2; b++) for (let h = 0; h < 3; h++) for (let t = 0; t < 15; t++) {
-      mean[b * 15 + t] += per.weights[(b * 3 + h) * 15 + t] / 3;
-    }
+    for (let b = 0; b < 2; b++)
+      for (let h = 0; h < 3; h++)
+        for (let t = 0; t < 15; t++) {
+          mean[b * 15 + t] += per.weights[(b * 3 + h) * 15 + t] / 3;
+        }
     ref.expectClose(avg.weights, mean, 'averaged weights vs mean of per-head weights', [2, 3, 5]);
   });
 });
@@ -427,12 +561,29 @@ describe('threads', () => {
 
   test.each([
     ['mha 4×512×8', { seed: 80, tgtLen: 4, embedDim: 512, numHeads: 8, bias: true, outBias: true }],
-    ['mha 2×64×512×8 causal+padding', {
-      seed: 81, batch: 2, tgtLen: 64, embedDim: 512, numHeads: 8, bias: true, outBias: true,
-      isCausal: true, keyPaddingMask: 'bool', averageAttnWeights: false,
-    }],
-    ['mha 3×33→17, 5 heads, kdim/vdim', { seed: 82, batch: 3, tgtLen: 33, srcLen: 17, embedDim: 40, numHeads: 5, kdim: 9, vdim: 31 }],
-    ['mha 96×256×4 no weights', { seed: 83, batch: 2, tgtLen: 96, embedDim: 256, numHeads: 4, needWeights: false, outBias: true }],
+    [
+      'mha 2×64×512×8 causal+padding',
+      {
+        seed: 81,
+        batch: 2,
+        tgtLen: 64,
+        embedDim: 512,
+        numHeads: 8,
+        bias: true,
+        outBias: true,
+        isCausal: true,
+        keyPaddingMask: 'bool',
+        averageAttnWeights: false,
+      },
+    ],
+    [
+      'mha 3×33→17, 5 heads, kdim/vdim',
+      { seed: 82, batch: 3, tgtLen: 33, srcLen: 17, embedDim: 40, numHeads: 5, kdim: 9, vdim: 31 },
+    ],
+    [
+      'mha 96×256×4 no weights',
+      { seed: 83, batch: 2, tgtLen: 96, embedDim: 256, numHeads: 4, needWeights: false, outBias: true },
+    ],
   ])('multiHeadAttention %s: threads 1 and auto bit-identical', (label, o) => {
     const args = mhaArgs(o);
     const a = attn.multiHeadAttention(args);
@@ -444,7 +595,10 @@ describe('threads', () => {
   });
 
   test.each([
-    ['sa 3×64×512→64 causal', { seed: 84, batch: 3, seqLen: 64, dModel: 512, dK: 64, dV: 64, isCausal: true, bias: true }],
+    [
+      'sa 3×64×512→64 causal',
+      { seed: 84, batch: 3, seqLen: 64, dModel: 512, dK: 64, dV: 64, isCausal: true, bias: true },
+    ],
     ['sa 2×33×17→9/15', { seed: 85, batch: 2, seqLen: 33, dModel: 17, dK: 9, dV: 15, mask: 'float' }],
   ])('selfAttention %s: threads 1 and auto bit-identical', (label, o) => {
     const args = saArgs(o);

@@ -29,17 +29,34 @@ const file = readSafetensors(readFileSync(${JSON.stringify(FILE)}));
 const args = attentionArgsFromStateDict(file.tensors, 'model.layers.0.self_attn.');
 console.log(JSON.stringify(Object.entries(args).map(([k, v]) => [k, v.constructor.name, v.length])));
 `;
-const WANT = [['qProjWeight', 'Float32Array', 1024], ['kProjWeight', 'Float32Array', 512], ['vProjWeight', 'Float32Array', 512],
-  ['outProjWeight', 'Float32Array', 1024]];
+const WANT = [
+  ['qProjWeight', 'Float32Array', 1024],
+  ['kProjWeight', 'Float32Array', 512],
+  ['vProjWeight', 'Float32Array', 512],
+  ['outProjWeight', 'Float32Array', 1024],
+];
 
 test.each([
   // Not among the package's exports under Node's conditions: reached by its path.
-  ['the browser ES module entry (dist/index.mjs)', 'use.mjs',
-    `import { readSafetensors, attentionArgsFromStateDict } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.mjs'))};`],
-  ['import in Node (dist/node.mjs)', 'use.mjs', `import { readSafetensors, attentionArgsFromStateDict } from 'wasm-attention';`],
-  ['require (dist/index.cjs)', 'use.cjs', `const { readSafetensors, attentionArgsFromStateDict } = require('wasm-attention');`],
+  [
+    'the browser ES module entry (dist/index.mjs)',
+    'use.mjs',
+    `import { readSafetensors, attentionArgsFromStateDict } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.mjs'))};`,
+  ],
+  [
+    'import in Node (dist/node.mjs)',
+    'use.mjs',
+    `import { readSafetensors, attentionArgsFromStateDict } from 'wasm-attention';`,
+  ],
+  [
+    'require (dist/index.cjs)',
+    'use.cjs',
+    `const { readSafetensors, attentionArgsFromStateDict } = require('wasm-attention');`,
+  ],
 ])('%s exports both and they work without an engine', (_, file, importLine) => {
-  const head = file.endsWith('.mjs') ? `import { readFileSync } from 'node:fs';` : `const { readFileSync } = require('node:fs');`;
+  const head = file.endsWith('.mjs')
+    ? `import { readFileSync } from 'node:fs';`
+    : `const { readFileSync } = require('node:fs');`;
   const text = `${head}\n${importLine}\n${USE}`;
   fs.writeFileSync(path.join(tmp, file), text);
   const r = spawnSync(process.execPath, [file], { cwd: tmp, encoding: 'utf8', timeout: 60000 });
@@ -77,15 +94,26 @@ const wrong: string = file.tensors.x.data;
 export { dims, format, out, q, wrong };
 `;
 
-test.each(['consumer.mts', 'consumer.cts'])('%s compiles against the declarations (strict, NodeNext), misuse does not', (name) => {
-  const file = path.join(tmp, name);
-  fs.writeFileSync(file, CONSUMER);
-  const program = ts.createProgram([file], {
-    strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2020, lib: ['lib.es2020.d.ts', 'lib.dom.d.ts'], types: [],
-  });
-  const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-  expect(problems).toEqual([]);
-  const resolved = program.getSourceFiles().map((f) => path.basename(f.fileName)).filter((f) => f.startsWith('index.d.'));
-  expect(resolved).toEqual([name.endsWith('.mts') ? 'index.d.mts' : 'index.d.cts']);
-});
+test.each(['consumer.mts', 'consumer.cts'])(
+  '%s compiles against the declarations (strict, NodeNext), misuse does not',
+  (name) => {
+    const file = path.join(tmp, name);
+    fs.writeFileSync(file, CONSUMER);
+    const program = ts.createProgram([file], {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2020,
+      lib: ['lib.es2020.d.ts', 'lib.dom.d.ts'],
+      types: [],
+    });
+    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(problems).toEqual([]);
+    const resolved = program
+      .getSourceFiles()
+      .map((f) => path.basename(f.fileName))
+      .filter((f) => f.startsWith('index.d.'));
+    expect(resolved).toEqual([name.endsWith('.mts') ? 'index.d.mts' : 'index.d.cts']);
+  },
+);

@@ -7,17 +7,37 @@ const FN = 'createPoemModel';
 
 // metadata.config's keys (model.py's CONFIG plus vocab_size) → model.config's names.
 const CONFIG_KEYS = {
-  vocab_size: 'vocabSize', d_model: 'dModel', n_layers: 'nLayers', n_heads: 'nHeads', n_kv_heads: 'nKvHeads',
-  head_dim: 'headDim', ffn_hidden: 'ffnHidden', rope_base: 'ropeBase', norm_eps: 'normEps', max_len: 'maxLen',
+  vocab_size: 'vocabSize',
+  d_model: 'dModel',
+  n_layers: 'nLayers',
+  n_heads: 'nHeads',
+  n_kv_heads: 'nKvHeads',
+  head_dim: 'headDim',
+  ffn_hidden: 'ffnHidden',
+  rope_base: 'ropeBase',
+  norm_eps: 'normEps',
+  max_len: 'maxLen',
 };
-const INTEGER_KEYS = new Set(['vocabSize', 'dModel', 'nLayers', 'nHeads', 'nKvHeads', 'headDim', 'ffnHidden', 'maxLen']);
+const INTEGER_KEYS = new Set([
+  'vocabSize',
+  'dModel',
+  'nLayers',
+  'nHeads',
+  'nKvHeads',
+  'headDim',
+  'ffnHidden',
+  'maxLen',
+]);
 
 export const POEM_START = '<s>';
 export const LINE_BREAK = '\n';
 
 function parseJson(metadata, key) {
   const text = metadata[key];
-  if (typeof text !== 'string') throw new TypeError(`${FN}: metadata.${key} must be a JSON string (the model file's __metadata__), got ${typeof text}`);
+  if (typeof text !== 'string')
+    throw new TypeError(
+      `${FN}: metadata.${key} must be a JSON string (the model file's __metadata__), got ${typeof text}`,
+    );
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -30,14 +50,22 @@ function readConfig(metadata) {
   const config = {};
   for (const [key, name] of Object.entries(CONFIG_KEYS)) {
     const v = raw?.[key];
-    const ok = INTEGER_KEYS.has(name) ? Number.isInteger(v) && v > 0 : typeof v === 'number' && v > 0 && Number.isFinite(v);
-    if (!ok) throw new RangeError(`${FN}: metadata.config.${key} must be a positive ${INTEGER_KEYS.has(name) ? 'integer' : 'number'}, got ${JSON.stringify(v)}`);
+    const ok = INTEGER_KEYS.has(name)
+      ? Number.isInteger(v) && v > 0
+      : typeof v === 'number' && v > 0 && Number.isFinite(v);
+    if (!ok)
+      throw new RangeError(
+        `${FN}: metadata.config.${key} must be a positive ${INTEGER_KEYS.has(name) ? 'integer' : 'number'}, got ${JSON.stringify(v)}`,
+      );
     config[name] = v;
   }
   if (config.nHeads % config.nKvHeads !== 0) {
-    throw new RangeError(`${FN}: metadata.config.n_heads (${config.nHeads}) must be a multiple of n_kv_heads (${config.nKvHeads})`);
+    throw new RangeError(
+      `${FN}: metadata.config.n_heads (${config.nHeads}) must be a multiple of n_kv_heads (${config.nKvHeads})`,
+    );
   }
-  if (config.headDim % 2 !== 0) throw new RangeError(`${FN}: metadata.config.head_dim must be even for RoPE, got ${config.headDim}`);
+  if (config.headDim % 2 !== 0)
+    throw new RangeError(`${FN}: metadata.config.head_dim must be even for RoPE, got ${config.headDim}`);
   return Object.freeze(config);
 }
 
@@ -47,10 +75,14 @@ function readVocab(metadata, vocabSize) {
     throw new TypeError(`${FN}: metadata.vocab must be a JSON list of non-empty strings`);
   }
   if (vocab.length !== vocabSize) {
-    throw new RangeError(`${FN}: metadata.vocab has ${vocab.length} tokens, metadata.config.vocab_size says ${vocabSize}`);
+    throw new RangeError(
+      `${FN}: metadata.vocab has ${vocab.length} tokens, metadata.config.vocab_size says ${vocabSize}`,
+    );
   }
   if (vocab[0] !== POEM_START || vocab[1] !== LINE_BREAK) {
-    throw new RangeError(`${FN}: metadata.vocab must start with ${JSON.stringify(POEM_START)} and ${JSON.stringify(LINE_BREAK)}, got ${JSON.stringify(vocab.slice(0, 2))}`);
+    throw new RangeError(
+      `${FN}: metadata.vocab must start with ${JSON.stringify(POEM_START)} and ${JSON.stringify(LINE_BREAK)}, got ${JSON.stringify(vocab.slice(0, 2))}`,
+    );
   }
   return Object.freeze(vocab.slice());
 }
@@ -77,7 +109,9 @@ function expectedShapes(c) {
 
 function checkTensors(tensors, c) {
   if (tensors === null || typeof tensors !== 'object') {
-    throw new TypeError(`${FN}: tensors must be readSafetensors(bytes).tensors, got ${tensors === null ? 'null' : typeof tensors}`);
+    throw new TypeError(
+      `${FN}: tensors must be readSafetensors(bytes).tensors, got ${tensors === null ? 'null' : typeof tensors}`,
+    );
   }
   const shapes = expectedShapes(c);
   const missing = Object.keys(shapes).filter((n) => !(n in tensors));
@@ -91,10 +125,13 @@ function checkTensors(tensors, c) {
   for (const [name, shape] of Object.entries(shapes)) {
     const t = tensors[name];
     if (!(t?.data instanceof Float32Array)) {
-      throw new TypeError(`${FN}: tensor ${JSON.stringify(name)} must hold a Float32Array (a floating-point dtype), got ${t?.dtype ?? typeof t}`);
+      throw new TypeError(
+        `${FN}: tensor ${JSON.stringify(name)} must hold a Float32Array (a floating-point dtype), got ${t?.dtype ?? typeof t}`,
+      );
     }
     const same = Array.isArray(t.shape) && t.shape.length === shape.length && t.shape.every((d, i) => d === shape[i]);
-    if (!same) throw new RangeError(`${FN}: tensor ${JSON.stringify(name)} must have shape [${shape}], got [${t.shape}]`);
+    if (!same)
+      throw new RangeError(`${FN}: tensor ${JSON.stringify(name)} must have shape [${shape}], got [${t.shape}]`);
   }
 }
 
@@ -105,7 +142,9 @@ function checkTensors(tensors, c) {
  */
 export function readPoemWeights(tensors, metadata) {
   if (metadata === null || typeof metadata !== 'object') {
-    throw new TypeError(`${FN}: metadata must be readSafetensors(bytes).metadata, got ${metadata === null ? 'null' : typeof metadata}`);
+    throw new TypeError(
+      `${FN}: metadata must be readSafetensors(bytes).metadata, got ${metadata === null ? 'null' : typeof metadata}`,
+    );
   }
   const config = readConfig(metadata);
   const vocab = readVocab(metadata, config.vocabSize);
@@ -117,7 +156,11 @@ export function readPoemWeights(tensors, metadata) {
     layers.push({
       attnNorm: w(`${p}attn_norm.weight`),
       mlpNorm: w(`${p}mlp_norm.weight`),
-      mlp: { gate: w(`${p}mlp.gate_proj.weight`), up: w(`${p}mlp.up_proj.weight`), down: w(`${p}mlp.down_proj.weight`) },
+      mlp: {
+        gate: w(`${p}mlp.gate_proj.weight`),
+        up: w(`${p}mlp.up_proj.weight`),
+        down: w(`${p}mlp.down_proj.weight`),
+      },
     });
   }
   return { config, vocab, weights: { embed: w('embed.weight'), norm: w('norm.weight'), layers } };

@@ -34,8 +34,14 @@ export function linear(x, rows, inDim, w, outDim) {
     // Four outputs per pass over x: each x[i] is loaded once for four weight rows (about twice
     // as fast as one row at a time in V8).
     for (; o + 4 <= outDim; o += 4) {
-      const w0 = o * inDim, w1 = w0 + inDim, w2 = w1 + inDim, w3 = w2 + inDim;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      const w0 = o * inDim,
+        w1 = w0 + inDim,
+        w2 = w1 + inDim,
+        w3 = w2 + inDim;
+      let s0 = 0,
+        s1 = 0,
+        s2 = 0,
+        s3 = 0;
       for (let i = 0; i < inDim; i++) {
         const xi = x[xr + i];
         s0 += xi * w[w0 + i];

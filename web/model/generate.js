@@ -15,7 +15,10 @@ const POEM_START_ID = 0;
  * 'maxLength' | 'poemStart', top } (top: the candidates of the step that stopped, or null).
  * Options are checked when generate is called, not at the first next().
  */
-export function generate(session, { maxNew = Infinity, temperature = 0, topK = 0, seed, stopAtPoemStart = true, topCount = 10 } = {}) {
+export function generate(
+  session,
+  { maxNew = Infinity, temperature = 0, topK = 0, seed, stopAtPoemStart = true, topCount = 10 } = {},
+) {
   if (session === null || typeof session !== 'object' || typeof session.feed !== 'function' || !session.model) {
     throw new TypeError('generate: session must come from model.createSession()');
   }
@@ -23,8 +26,10 @@ export function generate(session, { maxNew = Infinity, temperature = 0, topK = 0
     throw new RangeError(`generate: maxNew must be an integer ≥ 0 (or Infinity), got ${maxNew}`);
   }
   checkSampling('generate', { temperature, topK });
-  if (!Number.isInteger(topCount) || topCount < 1) throw new RangeError(`generate: topCount must be a positive integer, got ${topCount}`);
-  if (seed !== undefined && !Number.isInteger(seed)) throw new TypeError(`generate: seed must be an integer, got ${seed}`);
+  if (!Number.isInteger(topCount) || topCount < 1)
+    throw new RangeError(`generate: topCount must be a positive integer, got ${topCount}`);
+  if (seed !== undefined && !Number.isInteger(seed))
+    throw new TypeError(`generate: seed must be an integer, got ${seed}`);
   if (session.length === 0) {
     throw new RangeError('generate: the session is empty; feed the prompt first (starting with the poem start, id 0)');
   }

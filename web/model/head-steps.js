@@ -5,7 +5,8 @@
 import { kvHeadOf } from '../../lib/attention-rules.mjs';
 
 /** Row `row` of a [rows, width] array, the `width`-wide block `block` of it. */
-const slice = (a, width, row, block, blockWidth) => a.slice(row * width + block * blockWidth, row * width + (block + 1) * blockWidth);
+const slice = (a, width, row, block, blockWidth) =>
+  a.slice(row * width + block * blockWidth, row * width + (block + 1) * blockWidth);
 
 /**
  * { q, keys, values, scores, scaledScores, weights, output } of query head `head` for the token at

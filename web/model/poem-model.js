@@ -57,7 +57,8 @@ export function createPoemModel(attn, { tensors, metadata } = {}) {
     },
     /** A new sequence: one KV cache per layer, room for maxLength tokens. */
     createSession(options) {
-      if (disposed) throw new Error('model.createSession: this model was disposed; create a new one with createPoemModel');
+      if (disposed)
+        throw new Error('model.createSession: this model was disposed; create a new one with createPoemModel');
       const session = createSession(internals, options, (s) => sessions.delete(s));
       sessions.add(session);
       return session;

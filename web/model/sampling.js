@@ -3,26 +3,36 @@
 
 function checkLogits(fn, logits) {
   if (!(logits instanceof Float32Array || logits instanceof Float64Array || Array.isArray(logits))) {
-    throw new TypeError(`${fn}: logits must be a Float32Array (session.feed(…).logits), got ${logits === null ? 'null' : typeof logits}`);
+    throw new TypeError(
+      `${fn}: logits must be a Float32Array (session.feed(…).logits), got ${logits === null ? 'null' : typeof logits}`,
+    );
   }
   if (logits.length === 0) throw new RangeError(`${fn}: logits is empty`);
 }
 
 function checkTemperature(fn, temperature, allowZero) {
-  const ok = typeof temperature === 'number' && Number.isFinite(temperature) && (allowZero ? temperature >= 0 : temperature > 0);
-  if (!ok) throw new RangeError(`${fn}: temperature must be a finite number ${allowZero ? '≥ 0 (0 = greedy)' : '> 0'}, got ${temperature}`);
+  const ok =
+    typeof temperature === 'number' && Number.isFinite(temperature) && (allowZero ? temperature >= 0 : temperature > 0);
+  if (!ok)
+    throw new RangeError(
+      `${fn}: temperature must be a finite number ${allowZero ? '≥ 0 (0 = greedy)' : '> 0'}, got ${temperature}`,
+    );
 }
 
 /** RangeError unless temperature ≥ 0 (0 = greedy) and topK an integer ≥ 0 (0 = every token). */
 export function checkSampling(fn, { temperature, topK }) {
   checkTemperature(fn, temperature, true);
-  if (!Number.isInteger(topK) || topK < 0) throw new RangeError(`${fn}: topK must be an integer ≥ 0 (0 = every token), got ${topK}`);
+  if (!Number.isInteger(topK) || topK < 0)
+    throw new RangeError(`${fn}: topK must be an integer ≥ 0 (0 = every token), got ${topK}`);
 }
 
 /** The ids of the k largest logits, by falling logit (ties: lower id first). */
 function topIds(logits, k) {
   const before = (a, b) => logits[a] > logits[b] || (logits[a] === logits[b] && a < b);
-  if (k > 32) return Array.from(logits.keys()).sort((a, b) => (before(a, b) ? -1 : 1)).slice(0, k);
+  if (k > 32)
+    return Array.from(logits.keys())
+      .sort((a, b) => (before(a, b) ? -1 : 1))
+      .slice(0, k);
   // A few from thousands (every generated token): insertion into a short sorted list, no full sort.
   const top = [];
   for (let id = 0; id < logits.length; id++) {
@@ -63,7 +73,9 @@ export function topTokens(logits, k, temperature = 1, vocab = null) {
   checkTemperature('topTokens', temperature, false);
   const { sum, max } = expShifted(logits, allIds(logits), temperature);
   return topIds(logits, Math.min(k, logits.length)).map((id) => ({
-    id, text: vocab ? vocab[id] : null, prob: Math.exp(logits[id] / temperature - max) / sum,
+    id,
+    text: vocab ? vocab[id] : null,
+    prob: Math.exp(logits[id] / temperature - max) / sum,
   }));
 }
 
@@ -80,11 +92,13 @@ export function sampleToken(logits, { temperature = 0, topK = 0, random = Math.r
     for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
     return best;
   }
-  if (typeof random !== 'function') throw new TypeError(`sampleToken: random must be a function returning a number in [0, 1), got ${typeof random}`);
+  if (typeof random !== 'function')
+    throw new TypeError(`sampleToken: random must be a function returning a number in [0, 1), got ${typeof random}`);
   const ids = topK > 0 && topK < logits.length ? topIds(logits, topK) : allIds(logits);
   const { e, sum } = expShifted(logits, ids, temperature);
   const r = random();
-  if (!(typeof r === 'number' && r >= 0 && r < 1)) throw new RangeError(`sampleToken: random() must return a number in [0, 1), got ${r}`);
+  if (!(typeof r === 'number' && r >= 0 && r < 1))
+    throw new RangeError(`sampleToken: random() must return a number in [0, 1), got ${r}`);
   const target = r * sum;
   let cumulative = 0;
   for (let i = 0; i < ids.length; i++) {

@@ -7,7 +7,9 @@ import { headSteps } from './head-steps.js';
 
 function toIds(fn, ids, vocabSize) {
   if (ids === null || typeof ids !== 'object' || typeof ids.length !== 'number') {
-    throw new TypeError(`${fn}: ids must be an array or typed array of token ids, got ${ids === null ? 'null' : typeof ids}`);
+    throw new TypeError(
+      `${fn}: ids must be an array or typed array of token ids, got ${ids === null ? 'null' : typeof ids}`,
+    );
   }
   const out = Int32Array.from(Array.from(ids), (id) => {
     if (!Number.isInteger(id) || id < 0 || id >= vocabSize) {
@@ -49,7 +51,8 @@ export function createSession(internals, { maxLength = internals.config.maxLen }
   let disposed = false;
 
   function alive(fn) {
-    if (disposed) throw new Error(`session.${fn}: this session was disposed; create a new one with model.createSession`);
+    if (disposed)
+      throw new Error(`session.${fn}: this session was disposed; create a new one with model.createSession`);
   }
 
   /** The decoder over `ids` at positions from … from + T − 1: attention weights per layer, the final hidden rows. */
@@ -61,7 +64,13 @@ export function createSession(internals, { maxLength = internals.config.maxLen }
       const w = weights.layers[l];
       const h = rmsNorm(x, T, d, w.attnNorm, c.normEps);
       inputs[l].set(h, from * d);
-      const out = layer.forward({ query: h, cache: caches[l], isCausal: true, needWeights: true, averageAttnWeights: false });
+      const out = layer.forward({
+        query: h,
+        cache: caches[l],
+        isCausal: true,
+        needWeights: true,
+        averageAttnWeights: false,
+      });
       addInPlace(x, out.output);
       addInPlace(x, swiglu(rmsNorm(x, T, d, w.mlpNorm, c.normEps), T, d, w.mlp, c.ffnHidden));
       attention.push(out.weights);
@@ -104,7 +113,9 @@ export function createSession(internals, { maxLength = internals.config.maxLen }
       const fed = toIds('session.feed', ids, c.vocabSize);
       const from = tokens.length;
       if (from + fed.length > maxLength) {
-        throw new RangeError(`session.feed: ${fed.length} token${fed.length === 1 ? '' : 's'} after ${from} would pass the session's maxLength ${maxLength}; truncate it or create a session with a larger maxLength`);
+        throw new RangeError(
+          `session.feed: ${fed.length} token${fed.length === 1 ? '' : 's'} after ${from} would pass the session's maxLength ${maxLength}; truncate it or create a session with a larger maxLength`,
+        );
       }
       let x, attention;
       try {
@@ -136,7 +147,8 @@ export function createSession(internals, { maxLength = internals.config.maxLen }
       alive('headSteps');
       checkIndex('session.headSteps', 'layer', layer, c.nLayers);
       checkIndex('session.headSteps', 'head', headIndex, c.nHeads);
-      if (tokens.length === 0) throw new RangeError('session.headSteps: the session has no tokens yet; feed some first');
+      if (tokens.length === 0)
+        throw new RangeError('session.headSteps: the session has no tokens yet; feed some first');
       checkIndex('session.headSteps', 'query', query, tokens.length);
       return headSteps(attn, layers[layer].args, inputs[layer], tokens.length, headIndex, query);
     },
@@ -148,7 +160,9 @@ export function createSession(internals, { maxLength = internals.config.maxLen }
     truncate(n) {
       alive('truncate');
       if (!Number.isInteger(n) || n < 0 || n > tokens.length) {
-        throw new RangeError(`session.truncate: n must be an integer 0 … ${tokens.length} (the session's length), got ${n}`);
+        throw new RangeError(
+          `session.truncate: n must be an integer 0 … ${tokens.length} (the session's length), got ${n}`,
+        );
       }
       if (n === tokens.length) return;
       const kept = tokens.slice(0, n);

@@ -24,7 +24,9 @@ export function createVocabulary(vocab) {
       else ids[i] = id;
     });
     if (unknown.size) {
-      throw new RangeError(`encode: ${unknown.size === 1 ? 'a character is' : `${unknown.size} characters are`} not in the model's vocabulary: ${[...unknown].map(describeChar).join(', ')}`);
+      throw new RangeError(
+        `encode: ${unknown.size === 1 ? 'a character is' : `${unknown.size} characters are`} not in the model's vocabulary: ${[...unknown].map(describeChar).join(', ')}`,
+      );
     }
     return ids;
   }
@@ -38,7 +40,9 @@ export function createVocabulary(vocab) {
   /** The text of ids; the poem start is rendered as `poemStart` ('' by default: it only marks where a poem begins). */
   function decode(ids, { poemStart = '' } = {}) {
     if (ids === null || typeof ids !== 'object' || typeof ids.length !== 'number') {
-      throw new TypeError(`decode: ids must be an array or typed array of token ids, got ${ids === null ? 'null' : typeof ids}`);
+      throw new TypeError(
+        `decode: ids must be an array or typed array of token ids, got ${ids === null ? 'null' : typeof ids}`,
+      );
     }
     let s = '';
     for (const id of Array.from(ids)) {
