@@ -11,6 +11,7 @@
 const crypto = require('crypto');
 const path = require('path');
 const { mhaArgs, saArgs } = require('./cases');
+const { MHA_LAYER_ARGS, SA_LAYER_ARGS, splitArgs } = require('./contract-args');
 
 // Every build by its file name: the createAttention options that choose it, and the thread counts
 // it runs at (a threaded build at one thread too, through its setThreads).
@@ -24,36 +25,6 @@ const BUILDS = {
 };
 const NODE_FLAGS = ['--experimental-wasm-relaxed-simd'];
 
-const MHA_LAYER_KEYS = [
-  'embedDim',
-  'numHeads',
-  'kdim',
-  'vdim',
-  'inProjWeight',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'inProjBias',
-  'outProjWeight',
-  'outProjBias',
-  'numKvHeads',
-  'headDim',
-  'qProjBias',
-  'kProjBias',
-  'vProjBias',
-  'rope',
-  'alibi',
-  'slidingWindow',
-];
-const SA_LAYER_KEYS = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
-
-function split(args, layerKeys) {
-  const layer = {},
-    inputs = {};
-  for (const [k, v] of Object.entries(args)) (layerKeys.includes(k) ? layer : inputs)[k] = v;
-  return { layer, inputs };
-}
-
 // A call's arrays by name: output, weights (when any) and every intermediate.
 function arrays(result, prefix = '') {
   const out = { [`${prefix}output`]: result.output };
@@ -62,8 +33,8 @@ function arrays(result, prefix = '') {
   return out;
 }
 
-function prepared(attn, args, calls, layerKeys = MHA_LAYER_KEYS, create = 'createMultiHeadAttention') {
-  const { layer: layerArgs, inputs } = split(args, layerKeys);
+function prepared(attn, args, calls, layerKeys = MHA_LAYER_ARGS, create = 'createMultiHeadAttention') {
+  const { layer: layerArgs, inputs } = splitArgs(args, layerKeys);
   const layer = attn[create](layerArgs);
   try {
     const out = {};
@@ -90,7 +61,7 @@ function kvCache(o, steps, needWeightsAt) {
       T = steps.reduce((a, b) => a + b, 0),
       E = o.embedDim;
     const full = mhaArgs({ ...o, tgtLen: T });
-    const { layer: layerArgs } = split(full, MHA_LAYER_KEYS);
+    const { layer: layerArgs } = splitArgs(full, MHA_LAYER_ARGS);
     const layer = attn.createMultiHeadAttention(layerArgs);
     const cache = layer.createKvCache({ maxLength: T + 3, batch });
     const out = {};
@@ -234,7 +205,7 @@ const CASES = {
       attn,
       saArgs({ seed: 112, seqLen: 10, dModel: 8, dK: 6, bias: true }),
       [{}, { isCausal: true }, { needWeights: false }],
-      SA_LAYER_KEYS,
+      SA_LAYER_ARGS,
       'createSelfAttention',
     ),
   // decoder features

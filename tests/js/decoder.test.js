@@ -5,36 +5,11 @@
 const ref = require('./reference');
 const { mhaArgs, mhaDims, caseName, checkResult } = require('./cases');
 const { useEngines } = require('./engines');
+const { MHA_LAYER_ARGS, splitArgs } = require('./contract-args');
 
 const engines = useEngines();
 
-const LAYER_KEYS = [
-  'embedDim',
-  'numHeads',
-  'kdim',
-  'vdim',
-  'inProjWeight',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'inProjBias',
-  'outProjWeight',
-  'outProjBias',
-  'numKvHeads',
-  'headDim',
-  'qProjBias',
-  'kProjBias',
-  'vProjBias',
-  'rope',
-  'alibi',
-  'slidingWindow',
-];
-const split = (a) => {
-  const layer = {},
-    inputs = {};
-  for (const [k, v] of Object.entries(a)) (LAYER_KEYS.includes(k) ? layer : inputs)[k] = v;
-  return { layer, inputs };
-};
+const split = (a) => splitArgs(a, MHA_LAYER_ARGS);
 
 const bitsEqual = (a, b, label) => {
   if (a === null || b === null) {

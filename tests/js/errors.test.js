@@ -5,6 +5,7 @@
 const { createAttention } = require('wasm-attention');
 const ref = require('./reference');
 const { saArgs, mhaArgs, saDims, mhaDims, checkResult } = require('./cases');
+const { MHA_V1_CALL_ARGS, MHA_V1_LAYER_ARGS } = require('./contract-args');
 
 let attn;
 let before; // results of the calls checkStillWorks repeats, computed before any bad call
@@ -399,43 +400,9 @@ describe('successful calls do not leak', () => {
 // --------------------------------------------------------------------- prepared layers
 
 describe('prepared layer errors', () => {
-  const mhaParams = (a) => {
-    const p = {};
-    for (const k of [
-      'embedDim',
-      'numHeads',
-      'kdim',
-      'vdim',
-      'inProjWeight',
-      'qProjWeight',
-      'kProjWeight',
-      'vProjWeight',
-      'inProjBias',
-      'outProjWeight',
-      'outProjBias',
-    ])
-      if (k in a) p[k] = a[k];
-    return p;
-  };
-  const mhaInputs = (a) => {
-    const p = {};
-    for (const k of [
-      'query',
-      'key',
-      'value',
-      'batch',
-      'tgtLen',
-      'srcLen',
-      'attnMask',
-      'keyPaddingMask',
-      'isCausal',
-      'scale',
-      'needWeights',
-      'averageAttnWeights',
-    ])
-      if (k in a) p[k] = a[k];
-    return p;
-  };
+  const pick = (a, keys) => Object.fromEntries(keys.filter((k) => k in a).map((k) => [k, a[k]]));
+  const mhaParams = (a) => pick(a, MHA_V1_LAYER_ARGS);
+  const mhaInputs = (a) => pick(a, MHA_V1_CALL_ARGS);
   const saParams = (a) => ({ dModel: a.dModel, wq: a.wq, wk: a.wk, wv: a.wv, bq: a.bq, bk: a.bk, bv: a.bv });
   const saInputs = (a) => ({ x: a.x, seqLen: a.seqLen, batch: a.batch, attnMask: a.attnMask });
 

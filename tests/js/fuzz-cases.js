@@ -14,6 +14,7 @@
 // against the reference of its queries over the keys so far.
 const ref = require('./reference');
 const { saArgs, mhaArgs, saDims, mhaDims, caseName } = require('./cases');
+const { MHA_LAYER_ARGS, SA_LAYER_ARGS, splitArgs } = require('./contract-args');
 
 const pickFrom = (rng, list) => list[Math.floor(rng() * list.length)];
 const int = (rng, lo, hi) => lo + Math.floor(rng() * (hi - lo + 1));
@@ -106,35 +107,6 @@ function decoderArgs(rng, o) {
   if (chance(rng, 0.3)) o.positionOffset = int(rng, 0, 20);
 }
 
-const SA_LAYER = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
-const MHA_LAYER = [
-  'embedDim',
-  'numHeads',
-  'kdim',
-  'vdim',
-  'inProjWeight',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'inProjBias',
-  'outProjWeight',
-  'outProjBias',
-  'numKvHeads',
-  'headDim',
-  'qProjBias',
-  'kProjBias',
-  'vProjBias',
-  'rope',
-  'alibi',
-  'slidingWindow',
-];
-const split = (args, layerKeys) => {
-  const layer = {},
-    inputs = {};
-  for (const [k, v] of Object.entries(args)) (layerKeys.includes(k) ? layer : inputs)[k] = v;
-  return { layer, inputs };
-};
-
 /** The arguments of a case (the poison, if any, written into one element of one input). */
 function caseArgs(c) {
   const args = c.kind === 'selfAttention' ? saArgs(c.o) : mhaArgs(c.o);
@@ -169,7 +141,7 @@ function tokens(t, batch, T, width, t0, n) {
  * is the reference's for its queries (at positions from where it starts) over every key so far.
  */
 function runCached(attn, c, args, name) {
-  const { layer, inputs } = split(args, MHA_LAYER);
+  const { layer, inputs } = splitArgs(args, MHA_LAYER_ARGS);
   const batch = args.batch ?? 1,
     E = args.embedDim,
     T = args.query.length / (batch * E),
@@ -208,7 +180,7 @@ function runCase(engines, c, label) {
   if (c.cached) return runCached(attn, c, args, name);
   let got;
   if (c.prepared) {
-    const { layer, inputs } = split(args, c.kind === 'selfAttention' ? SA_LAYER : MHA_LAYER);
+    const { layer, inputs } = splitArgs(args, c.kind === 'selfAttention' ? SA_LAYER_ARGS : MHA_LAYER_ARGS);
     const l = c.kind === 'selfAttention' ? attn.createSelfAttention(layer) : attn.createMultiHeadAttention(layer);
     try {
       got = l.forward(inputs);

@@ -4,29 +4,11 @@
 const ref = require('./reference');
 const { mhaArgs } = require('./cases');
 const { useEngines } = require('./engines');
+const { MHA_LAYER_ARGS, splitArgs } = require('./contract-args');
 
 const engines = useEngines();
 
-const LAYER_KEYS = [
-  'embedDim',
-  'numHeads',
-  'numKvHeads',
-  'headDim',
-  'inProjWeight',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'inProjBias',
-  'qProjBias',
-  'kProjBias',
-  'vProjBias',
-  'outProjWeight',
-  'outProjBias',
-  'rope',
-  'alibi',
-  'slidingWindow',
-];
-const layerOf = (a) => Object.fromEntries(Object.entries(a).filter(([k]) => LAYER_KEYS.includes(k)));
+const layerOf = (a) => splitArgs(a, MHA_LAYER_ARGS).layer;
 
 /** Rows [t0, t0 + n) of every batch element of a [batch, T, width] tensor. */
 function rows(t, batch, T, width, t0, n) {

@@ -7,6 +7,7 @@
 const ref = require('./reference');
 const { mhaArgs, saArgs, mhaDims, saDims } = require('./cases');
 const { useEngines } = require('./engines');
+const { MHA_LAYER_ARGS, splitArgs } = require('./contract-args');
 
 const engines = useEngines();
 
@@ -33,26 +34,10 @@ for (const threads of [1, 2])
     for (const prepared of [false, true]) PATHS.push([threads, needWeights, prepared]);
 const pathName = (t, w, p) => `threads ${t}, ${w ? 'weights' : 'fused (no weights)'}, ${p ? 'prepared' : 'one-shot'}`;
 
-const MHA_LAYER = [
-  'embedDim',
-  'numHeads',
-  'inProjWeight',
-  'inProjBias',
-  'outProjWeight',
-  'outProjBias',
-  'kdim',
-  'vdim',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'alibi',
-];
 function mha(threads, prepared, args) {
   const attn = engines[threads];
   if (!prepared) return attn.multiHeadAttention(args);
-  const layerArgs = {},
-    inputs = {};
-  for (const [k, v] of Object.entries(args)) (MHA_LAYER.includes(k) ? layerArgs : inputs)[k] = v;
+  const { layer: layerArgs, inputs } = splitArgs(args, MHA_LAYER_ARGS);
   const layer = attn.createMultiHeadAttention(layerArgs);
   try {
     return layer.forward(inputs);

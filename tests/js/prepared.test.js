@@ -4,6 +4,7 @@
 const { createEngine } = require('./engines');
 const ref = require('./reference');
 const { SIZES, saArgs, mhaArgs, caseName, saDims, mhaDims, checkResult } = require('./cases');
+const { MHA_V1_LAYER_ARGS, SA_LAYER_ARGS } = require('./contract-args');
 
 let attn;
 beforeAll(async () => {
@@ -12,26 +13,12 @@ beforeAll(async () => {
 
 const heap = () => attn.memoryStats().heapInUse;
 
-const MHA_PARAMS = [
-  'embedDim',
-  'numHeads',
-  'kdim',
-  'vdim',
-  'inProjWeight',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'inProjBias',
-  'outProjWeight',
-  'outProjBias',
-];
 const pickKeys = (a, keys, include) =>
   Object.fromEntries(Object.entries(a).filter(([k]) => keys.includes(k) === include));
-const mhaParams = (a) => pickKeys(a, MHA_PARAMS, true);
-const mhaInputs = (a) => pickKeys(a, MHA_PARAMS, false);
-const SA_PARAMS = ['dModel', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv'];
-const saParams = (a) => pickKeys(a, SA_PARAMS, true);
-const saInputs = (a) => pickKeys(a, SA_PARAMS, false);
+const mhaParams = (a) => pickKeys(a, MHA_V1_LAYER_ARGS, true);
+const mhaInputs = (a) => pickKeys(a, MHA_V1_LAYER_ARGS, false);
+const saParams = (a) => pickKeys(a, SA_LAYER_ARGS, true);
+const saInputs = (a) => pickKeys(a, SA_LAYER_ARGS, false);
 
 /** got ≈ oneShot within the contract tolerance (both are float32 results of the same formula). */
 function sameAsOneShot(got, oneShot, dims, label) {

@@ -6,6 +6,14 @@ const { createAttention } = require('wasm-attention');
 const ref = require('./reference');
 const { loadFixtures } = require('./fixtures');
 const { checkRowSums } = require('./cases');
+const {
+  MHA_DECODER_CALL_ARGS,
+  MHA_DECODER_LAYER_ARGS,
+  MHA_V1_CALL_ARGS,
+  MHA_V1_LAYER_ARGS,
+  SA_CALL_ARGS,
+  SA_LAYER_ARGS,
+} = require('./contract-args');
 
 const fixtures = loadFixtures();
 
@@ -18,58 +26,9 @@ test('the fixture set covers every argument of the contract', () => {
   expect(fixtures.length).toBeGreaterThanOrEqual(40);
   const used = new Set();
   for (const fx of fixtures) for (const k of Object.keys(fx.args)) used.add(`${fx.fn}.${k}`);
-  const mha = [
-    'query',
-    'key',
-    'value',
-    'embedDim',
-    'numHeads',
-    'batch',
-    'kdim',
-    'vdim',
-    'tgtLen',
-    'srcLen',
-    'inProjWeight',
-    'qProjWeight',
-    'kProjWeight',
-    'vProjWeight',
-    'inProjBias',
-    'outProjWeight',
-    'outProjBias',
-    'attnMask',
-    'keyPaddingMask',
-    'isCausal',
-    'scale',
-    'needWeights',
-    'averageAttnWeights',
-  ];
-  const sa = [
-    'x',
-    'seqLen',
-    'dModel',
-    'batch',
-    'wq',
-    'wk',
-    'wv',
-    'bq',
-    'bk',
-    'bv',
-    'isCausal',
-    'attnMask',
-    'scale',
-    'needWeights',
-  ];
-  const decoder = [
-    'numKvHeads',
-    'headDim',
-    'qProjBias',
-    'kProjBias',
-    'vProjBias',
-    'rope',
-    'alibi',
-    'slidingWindow',
-    'positionOffset',
-  ];
+  const mha = [...MHA_V1_LAYER_ARGS, ...MHA_V1_CALL_ARGS];
+  const sa = [...SA_LAYER_ARGS, ...SA_CALL_ARGS];
+  const decoder = [...MHA_DECODER_LAYER_ARGS, ...MHA_DECODER_CALL_ARGS];
   const missing = [
     ...[...mha, ...decoder].map((k) => `multiHeadAttention.${k}`),
     ...sa.map((k) => `selfAttention.${k}`),
