@@ -37,7 +37,7 @@ export async function createInstance(createAttention, threads, options = {}) {
   }
 }
 
-function mhaArgs(p) {
+export function mhaArgs(p) {
   return {
     embedDim: p.d,
     numHeads: p.h,

@@ -2,22 +2,11 @@
 // memory; run.mjs starts them (child-process.mjs) and reads the last stdout line (JSON).
 //   node bench/fresh-process.mjs firstcall prepared|oneshot   createAttention + the first 256×768×12 forward, then 7 more
 //   node bench/fresh-process.mjs memory                       one 16384×512×8 forward, needWeights false: WebAssembly memory
-import { loadEngine } from './engine.mjs';
+import { loadEngine, mhaArgs } from './engine.mjs';
 import { makeProblem, median } from './util.mjs';
 import { answer as out } from './child-process.mjs';
 
 const [mode, variant = 'prepared'] = process.argv.slice(2);
-
-function mhaArgs(p) {
-  return {
-    embedDim: p.d,
-    numHeads: p.h,
-    inProjWeight: p.inProjWeight,
-    inProjBias: p.inProjBias,
-    outProjWeight: p.outProjWeight,
-    outProjBias: p.outProjBias,
-  };
-}
 
 async function firstCall() {
   const { createAttention, error } = await loadEngine();

@@ -61,6 +61,14 @@ export const MHA_FORWARD_ARGS = [
 // Positions stay below 2^31 (query positions positionOffset + i travel as 32-bit integers).
 export const MAX_POSITION = 2 ** 31;
 
+// A layer's weights checked against its table of lengths: checked(name, tensor) returns the tensor
+// once its length is right; optional(name) reads one that may be absent.
+function weightChecks(c, layer) {
+  const lengths = layerTensorLengths(layer);
+  const checked = (name, t) => (c.length(name, t, ...lengths[name]), t);
+  return { checked, optional: (name) => checked(name, c.tensor(name, { required: false })) };
+}
+
 export function selfLayer(c) {
   const dModel = c.size('dModel');
   const wq = c.tensor('wq');
@@ -93,9 +101,7 @@ export function selfLayer(c) {
     slidingWindow: 0,
     weights: null,
   };
-  const lengths = layerTensorLengths(layer);
-  const checked = (name, t) => (c.length(name, t, ...lengths[name]), t);
-  const optional = (name) => checked(name, c.tensor(name, { required: false }));
+  const { checked, optional } = weightChecks(c, layer);
   layer.weights = {
     wq,
     wk: checked('wk', wk),
@@ -135,14 +141,8 @@ export function mhaLayer(c) {
     outProjection: true,
     outDim: embedDim,
     decoder,
-    rope: null,
-    alibi: false,
-    slidingWindow: 0,
-    weights: null,
   };
-  const lengths = layerTensorLengths(layer);
-  const checked = (name, t) => (c.length(name, t, ...lengths[name]), t);
-  const optional = (name) => checked(name, c.tensor(name, { required: false }));
+  const { checked, optional } = weightChecks(c, layer);
   const weights = { wq: null, wk: null, wv: null, bq: null, bk: null, bv: null, wo: null, bo: null, packedIn: null };
   const separate = c.has('qProjWeight') || c.has('kProjWeight') || c.has('vProjWeight');
   if (c.has('inProjWeight') && separate) {

@@ -166,29 +166,13 @@ function decoderConfig(config, modelType) {
 
 // GPT-2 and BERT share one layout (learned positions, LayerNorm, a plain MLP, a bias on every linear
 // layer, no window); they differ in their config.json's key names and defaults, tabled here.
+// prettier-ignore
 const LEARNED_POSITIONS = {
-  gpt2: {
-    hidden: 'n_embd',
-    heads: 'n_head',
-    layers: 'n_layer',
-    inner: 'n_inner',
-    positions: 'n_positions',
-    eps: ['layer_norm_epsilon', 1e-5],
-    act: ['activation_function', 'gelu_new'],
-    placement: 'pre',
-    causal: true,
-  },
-  bert: {
-    hidden: 'hidden_size',
-    heads: 'num_attention_heads',
-    layers: 'num_hidden_layers',
-    inner: 'intermediate_size',
-    positions: 'max_position_embeddings',
-    eps: ['layer_norm_eps', 1e-12],
-    act: ['hidden_act', 'gelu'],
-    placement: 'post',
-    causal: false,
-  },
+  gpt2: { hidden: 'n_embd', heads: 'n_head', layers: 'n_layer', inner: 'n_inner', positions: 'n_positions',
+    eps: ['layer_norm_epsilon', 1e-5], act: ['activation_function', 'gelu_new'], placement: 'pre', causal: true },
+  bert: { hidden: 'hidden_size', heads: 'num_attention_heads', layers: 'num_hidden_layers', inner: 'intermediate_size',
+    positions: 'max_position_embeddings', eps: ['layer_norm_eps', 1e-12], act: ['hidden_act', 'gelu'], placement: 'post',
+    causal: false },
 };
 
 function learnedPositionsConfig(config, family) {

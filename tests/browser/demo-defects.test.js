@@ -3,7 +3,16 @@
 // readouts, phones/keyboards/contrast/landmarks, and the exports.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, startServer, launchBrowser, watchProblems, expectClose, cellCenter, replayInPage } = require('./harness');
+const {
+  ROOT,
+  axeViolations,
+  startServer,
+  launchBrowser,
+  watchProblems,
+  expectClose,
+  cellCenter,
+  replayInPage,
+} = require('./harness');
 
 const PHONE_SCREENSHOT = path.join(ROOT, 'test-results', 'demo-phone.png');
 const LONG =
@@ -312,19 +321,7 @@ test('5. headings never skip a level, all content sits in landmarks, and axe-cor
   });
   expect(structure.outside).toEqual([]);
 
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const violations = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
-    });
-    return r.violations.map(
-      (v) =>
-        `${v.id}: ${v.help} — ${v.nodes
-          .slice(0, 3)
-          .map((n) => n.target.join(' '))
-          .join(', ')}`,
-    );
-  });
+  const violations = await axeViolations(page);
   expect(violations).toEqual([]);
 });
 

@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const {
   ROOT,
+  axeViolations,
   modelTabSession,
   expectClose,
   cellCenter,
@@ -291,19 +292,7 @@ test('unknown characters get the page’s own message, listing them; a good prom
 test('axe-core finds no violation on the model tab with a head open', async () => {
   await page.click('[data-testid=thumb][data-layer="2"][data-head="3"]');
   await page.waitForFunction(() => window.__poem.stepsShown?.layer === 2 && window.__poem.stepsShown?.head === 3);
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const violations = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
-    });
-    return r.violations.map(
-      (v) =>
-        `${v.id}: ${v.help} — ${v.nodes
-          .slice(0, 3)
-          .map((x) => x.target.join(' '))
-          .join(', ')}`,
-    );
-  });
+  const violations = await axeViolations(page);
   expect(violations).toEqual([]);
   const levels = await page.evaluate(() =>
     Array.from(document.querySelectorAll('h1, h2, h3, h4'), (h) => Number(h.tagName[1])),

@@ -25,15 +25,12 @@ const CHROMIUM_ARGS = [
 ];
 
 /**
- * Starts `node scripts/serve.mjs` (or with extra args / env, or another copy of the script, which
- * serves the folder above its own); resolves to { url, child, stop(), output() }.
+ * Starts `node <argv…>` from the repository and waits until its stdout matches `urlPattern` (the URL
+ * in group 1); resolves to { url, child, stop(), output() }, or rejects naming `what` when it exits
+ * first or prints nothing within timeoutMs.
  */
-function startServer({ args = [], env = {}, timeoutMs = 15000, script = SERVE } = {}) {
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function startUrlChild({ argv, env = process.env, urlPattern, timeoutMs, what }) {
+  const child = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => {
@@ -51,20 +48,34 @@ function startServer({ args = [], env = {}, timeoutMs = 15000, script = SERVE } 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`serve.mjs printed no URL within ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
+      reject(new Error(`${what} printed no URL within ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
     }, timeoutMs);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`serve.mjs exited with ${code} before printing its URL\nstdout: ${out}\nstderr: ${err}`));
+      reject(new Error(`${what} exited with ${code} before printing its URL\nstdout: ${out}\nstderr: ${err}`));
     });
     child.stdout.on('data', () => {
-      const m = /Serving wasm-attention demo at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      const m = urlPattern.exec(out);
       if (m) {
         clearTimeout(timer);
         child.removeAllListeners('exit');
         resolve({ url: m[1], child, stop, output: () => ({ stdout: out, stderr: err }) });
       }
     });
+  });
+}
+
+/**
+ * Starts `node scripts/serve.mjs` (or with extra args / env, or another copy of the script, which
+ * serves the folder above its own); resolves to { url, child, stop(), output() }.
+ */
+function startServer({ args = [], env = {}, timeoutMs = 15000, script = SERVE } = {}) {
+  return startUrlChild({
+    argv: [script, ...args],
+    env: { ...process.env, PORT: '0', ...env },
+    urlPattern: /Serving wasm-attention demo at (http:\/\/127\.0\.0\.1:\d+\/)/,
+    timeoutMs,
+    what: 'serve.mjs',
   });
 }
 
@@ -332,8 +343,26 @@ async function replayInPage(page) {
   );
 }
 
+/** axe-core's WCAG 2.1 AA and best-practice violations on the page as it is now, one line each. */
+async function axeViolations(page) {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
+    });
+    const targets = (v) =>
+      v.nodes
+        .slice(0, 3)
+        .map((n) => n.target.join(' '))
+        .join(', ');
+    return r.violations.map((v) => `${v.id}: ${v.help} — ${targets(v)}`);
+  });
+}
+
 module.exports = {
   ROOT,
+  axeViolations,
+  startUrlChild,
   expectClose,
   cellCenter,
   startServer,

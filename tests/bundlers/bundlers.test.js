@@ -16,7 +16,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, launchBrowser, watchProblems } = require('../browser/harness');
+const { ROOT, launchBrowser, startUrlChild, watchProblems } = require('../browser/harness');
 const ref = require('../js/reference');
 const { serveStatic } = require('./static-server');
 
@@ -129,44 +129,16 @@ function listFiles(dir) {
 }
 
 /** Starts Vite's dev server on the consumer (with the COOP/COEP headers when isolated). */
-function startViteDev(isolated) {
-  const child = spawn(process.execPath, [BUNDLE, 'dev', consumer, ...(isolated ? ['isolated'] : [])], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startViteDev(isolated) {
+  const started = await startUrlChild({
+    argv: [BUNDLE, 'dev', consumer, ...(isolated ? ['isolated'] : [])],
+    urlPattern: /^URL (\S+)$/m,
+    timeoutMs: 60000,
+    what: 'vite dev server',
   });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => {
-    err += d;
-  });
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    const fail = (why) => {
-      child.kill('SIGKILL');
-      reject(new Error(`vite dev server ${why}\nstdout: ${out}\nstderr: ${err}`));
-    };
-    const timer = setTimeout(() => fail('printed no URL within 60 s'), 60000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`vite dev server exited with ${code}\nstdout: ${out}\nstderr: ${err}`));
-    });
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /^URL (\S+)$/m.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        const server = { url: m[1], close: stop };
-        servers.push(server);
-        resolve(server);
-      }
-    });
-  });
+  const server = { url: started.url, close: started.stop };
+  servers.push(server);
+  return server;
 }
 
 // Static servers of the production builds, started on first use: [bundler][isolated].

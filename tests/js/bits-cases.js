@@ -83,6 +83,11 @@ function kvCache(o, steps, needWeightsAt) {
   };
 }
 
+// Grouped-query heads with RoPE, ALiBi and a window, with and without weights.
+// prettier-ignore
+const GQA_WINDOW = { seed: 113, batch: 2, tgtLen: 21, embedDim: 24, numHeads: 6, numKvHeads: 2, rope: true, alibi: true,
+  slidingWindow: 4, isCausal: true, positionOffset: 3 };
+
 const CASES = {
   // selfAttention and multiHeadAttention one-shot, weights averaged, per head and none, masks
   'sa weights causal bias': sa({
@@ -209,35 +214,8 @@ const CASES = {
       'createSelfAttention',
     ),
   // decoder features
-  'gqa rope half-split alibi window': mha({
-    seed: 113,
-    batch: 2,
-    tgtLen: 21,
-    embedDim: 24,
-    numHeads: 6,
-    numKvHeads: 2,
-    rope: true,
-    alibi: true,
-    slidingWindow: 4,
-    isCausal: true,
-    positionOffset: 3,
-    separateBias: true,
-    outBias: true,
-  }),
-  'gqa rope half-split alibi window fused': mha({
-    seed: 113,
-    batch: 2,
-    tgtLen: 21,
-    embedDim: 24,
-    numHeads: 6,
-    numKvHeads: 2,
-    rope: true,
-    alibi: true,
-    slidingWindow: 4,
-    isCausal: true,
-    positionOffset: 3,
-    needWeights: false,
-  }),
+  'gqa rope half-split alibi window': mha({ ...GQA_WINDOW, separateBias: true, outBias: true }),
+  'gqa rope half-split alibi window fused': mha({ ...GQA_WINDOW, needWeights: false }),
   'mqa rope interleaved partial alibi slopes': mha({
     seed: 114,
     tgtLen: 9,

@@ -114,78 +114,18 @@ test('family details: norms, activations, MLPs, positions, biases, tied heads, w
     ];
   };
   const none = [null, null];
-  expect(detail('llama-gqa-llama3-sharded')).toEqual([
-    { kind: 'rms', placement: 'pre', eps: 1e-5 },
-    'silu',
-    'gated',
-    'rope',
-    { qkv: false, output: false, mlp: false },
-    false,
-    null,
-    none,
-    0,
-    [2],
-  ]);
-  expect(detail('llama-bias-partial-linear-f16')).toEqual([
-    { kind: 'rms', placement: 'pre', eps: 1e-6 },
-    'silu',
-    'gated',
-    'rope',
-    { qkv: true, output: true, mlp: true },
-    true,
-    null,
-    none,
-    0,
-    [2],
-  ]);
-  expect(detail('mistral-window')).toEqual([
-    { kind: 'rms', placement: 'pre', eps: 1e-5 },
-    'silu',
-    'gated',
-    'rope',
-    { qkv: false, output: false, mlp: false },
-    false,
-    4,
-    [4, 4],
-    0,
-    [2],
-  ]);
-  expect(detail('qwen2-bias-tied-bf16')).toEqual([
-    { kind: 'rms', placement: 'pre', eps: 1e-6 },
-    'silu',
-    'gated',
-    'rope',
-    { qkv: true, output: false, mlp: false },
-    true,
-    null,
-    none,
-    0,
-    [316],
-  ]);
-  expect(detail('gpt2')).toEqual([
-    { kind: 'layer', placement: 'pre', eps: 1e-5 },
-    'gelu_tanh',
-    'plain',
-    'learned',
-    { qkv: true, output: true, mlp: true },
-    true,
-    null,
-    none,
-    0,
-    [316],
-  ]);
-  expect(detail('bert-mlm')).toEqual([
-    { kind: 'layer', placement: 'post', eps: 1e-12 },
-    'gelu_erf',
-    'plain',
-    'learned',
-    { qkv: true, output: true, mlp: true },
-    true,
-    null,
-    none,
-    2,
-    [],
-  ]);
+  // One row per checkpoint: norm, activation, MLP, positions, biases, tied, window, layer windows,
+  // token types, end-of-sequence ids.
+  // prettier-ignore
+  const expected = {
+    'llama-gqa-llama3-sharded': [{ kind: 'rms', placement: 'pre', eps: 1e-5 }, 'silu', 'gated', 'rope', { qkv: false, output: false, mlp: false }, false, null, none, 0, [2]],
+    'llama-bias-partial-linear-f16': [{ kind: 'rms', placement: 'pre', eps: 1e-6 }, 'silu', 'gated', 'rope', { qkv: true, output: true, mlp: true }, true, null, none, 0, [2]],
+    'mistral-window': [{ kind: 'rms', placement: 'pre', eps: 1e-5 }, 'silu', 'gated', 'rope', { qkv: false, output: false, mlp: false }, false, 4, [4, 4], 0, [2]],
+    'qwen2-bias-tied-bf16': [{ kind: 'rms', placement: 'pre', eps: 1e-6 }, 'silu', 'gated', 'rope', { qkv: true, output: false, mlp: false }, true, null, none, 0, [316]],
+    gpt2: [{ kind: 'layer', placement: 'pre', eps: 1e-5 }, 'gelu_tanh', 'plain', 'learned', { qkv: true, output: true, mlp: true }, true, null, none, 0, [316]],
+    'bert-mlm': [{ kind: 'layer', placement: 'post', eps: 1e-12 }, 'gelu_erf', 'plain', 'learned', { qkv: true, output: true, mlp: true }, true, null, none, 2, []],
+  };
+  for (const [name, row] of Object.entries(expected)) expect([name, detail(name)]).toEqual([name, row]);
   expect(readModelConfig(fixtures.gpt2.config).intermediateSize).toBe(128); // n_inner null → 4·n_embd
 });
 
