@@ -1,5 +1,6 @@
 // The package API (docs/API.md) on top of a loaded Emscripten module. No environment specifics here:
 // index.mjs / index.cjs load the module and call makeApi. The jobs sit in their own files:
+//   layer-args.mjs      a layer's arguments → its description; forward-args.mjs the same for a call
 //   wire.mjs            the slot block: staging arguments, calling the module, asking it for sizes
 //   forward-call.mjs    one forward: copies in, the call, fresh arrays out
 //   prepared-layer.mjs  layers whose weights are copied once
@@ -7,16 +8,8 @@
 //   warm-up.mjs         a few small calls that get the kernels optimised
 import { Checker } from './checks.mjs';
 import { runForward } from './forward-call.mjs';
-import {
-  MHA_FORWARD_ARGS,
-  MHA_LAYER_ARGS,
-  SELF_FORWARD_ARGS,
-  SELF_LAYER_ARGS,
-  mhaForward,
-  mhaLayer,
-  selfForward,
-  selfLayer,
-} from './layer-args.mjs';
+import { MHA_FORWARD_ARGS, SELF_FORWARD_ARGS, mhaForward, selfForward } from './forward-args.mjs';
+import { MHA_LAYER_ARGS, SELF_LAYER_ARGS, mhaLayer, selfLayer } from './layer-args.mjs';
 import { createPrepared } from './prepared-layer.mjs';
 import { warmUp } from './warm-up.mjs';
 import { Wire } from './wire.mjs';

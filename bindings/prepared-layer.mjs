@@ -4,7 +4,8 @@ import { Checker } from './checks.mjs';
 import { HeapScope, heapBytes, outOfMemory } from './heap.mjs';
 import { layerTensors, runForward } from './forward-call.mjs';
 import { cacheAlive, createKvCache } from './kv-cache.mjs';
-import { checkRepeatedLayerArgs, layerSizes, layerTensorLengths, readForwardData } from './layer-args.mjs';
+import { readForwardData } from './forward-args.mjs';
+import { checkRepeatedLayerArgs, layerSizes, layerTensorLengths } from './layer-args.mjs';
 
 const sum = (values) => values.reduce((a, b) => a + b, 0);
 

@@ -26,6 +26,7 @@ const API_SOURCES = [
   'api.mjs',
   'checks.mjs',
   'create.mjs',
+  'forward-args.mjs',
   'forward-call.mjs',
   'heap.mjs',
   'kv-cache.mjs',
