@@ -186,6 +186,8 @@ export class Checker {
   // scores). A plain number[] is refused: 1 could mean "masked" or "add 1", and guessing is silent.
   // Returns { data, kind } with kind as the engine names it ('boolean' or 'additive'), or null.
   mask(name) {
+    const v = this.args[name];
+    if (v === undefined || v === null) return null;
     this.masks ??= new Map();
     if (!this.masks.has(name)) this.masks.set(name, this.readMask(name));
     return this.masks.get(name);

@@ -152,7 +152,9 @@ function offset(c, fallback, tgtLen) {
 
 // Reads every element of a forward's tensors and masks now (the checker keeps what it read), so a
 // getter in a number[] runs before the caller takes any snapshot of engine state.
+const FORWARD_TENSORS = ['query', 'key', 'value', 'x'];
+const FORWARD_MASKS = ['attnMask', 'keyPaddingMask'];
 export function readForwardData(c) {
-  for (const name of ['query', 'key', 'value', 'x']) if (c.has(name)) c.tensor(name);
-  for (const name of ['attnMask', 'keyPaddingMask']) c.mask(name);
+  for (const name of FORWARD_TENSORS) if (c.has(name)) c.tensor(name);
+  for (const name of FORWARD_MASKS) c.mask(name);
 }
