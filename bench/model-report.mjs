@@ -95,8 +95,9 @@ export function modelReport(res) {
         ]);
       });
       const load = m.oursLoadMs ? `${fmtMs(m.oursLoadMs.median)} ms` : 'n/a';
+      const busy = m.cpu ? `; other processes used ${fmtNum(m.cpu.otherCores, 2)} cores meanwhile` : '';
       notes.push(
-        `${m.name}, ${threads} thread(s): load from bytes in memory: ours ${load} (median of 3); onnxruntime-web session ${fmtMs(m.ortLoadMs)} ms`,
+        `${m.name}, ${threads} thread(s): load from bytes in memory: ours ${load} (median of 3); onnxruntime-web session ${fmtMs(m.ortLoadMs)} ms${busy}`,
       );
     }
   }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { restartWithRelaxedSimd } from './relaxed.mjs';
 import { measureInterleaved } from './measure.mjs';
-import { median, rng } from './util.mjs';
+import { cpuSnapshot, median, otherLoad, rng } from './util.mjs';
 import { answer } from './child-process.mjs';
 import { loadOurs } from './model-ours.mjs';
 import { createOrtLlama, worstError } from './ort-llama.mjs';
@@ -40,6 +40,7 @@ async function measureModel(ort, ours, name, dir, onnxPath) {
   const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
   const weights = new Uint8Array(fs.readFileSync(path.join(dir, 'model.safetensors')));
   const res = { name, dir, onnx: path.basename(onnxPath), rows: [], weightsBytes: weights.length };
+  const cpuStart = cpuSnapshot();
   const maxPositions = config.max_position_embeddings;
   const contexts = [...new Set(contextsFor(maxPositions))];
   const rand = rng(1234);
@@ -123,6 +124,7 @@ async function measureModel(ort, ours, name, dir, onnxPath) {
   }
   model?.dispose();
   await ortModel.release();
+  res.cpu = otherLoad(cpuStart, cpuSnapshot()); // how busy the rest of the machine was meanwhile
   return res;
 }
 

@@ -48,6 +48,9 @@ function ensureOnnx(name, dir) {
 
 /** Makes what is missing, runs one child per thread count; the results (what model-report.mjs reads). */
 export async function runModelRows({ quick = false, models = Object.keys(MODELS), threads = [1, 2] } = {}) {
+  const unknown = models.filter((m) => !MODELS[m]);
+  if (unknown.length)
+    throw new RangeError(`bench/model.mjs: --models takes ${Object.keys(MODELS).join(', ')}; got ${unknown}`);
   const res = { models: models.map((m) => MODELS[m].label), byThreads: {} };
   const depsError = installPeers();
   if (depsError) return { ...res, error: depsError };
