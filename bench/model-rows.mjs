@@ -96,7 +96,7 @@ async function measureModel(ort, ours, name, dir, onnxPath) {
     if (model) {
       try {
         session = model.createSession({ maxLength: Math.min(maxPositions, row.ctx + row.tokens) });
-        if (row.ctx) model.forward(Int32Array.from(prompt), { session, logits: 'none' });
+        if (row.ctx) model.forward(Int32Array.from(prompt), { session, logits: 'last' });
         const x = Int32Array.from(input);
         impls.push({
           key: 'ours',
