@@ -2,7 +2,6 @@
 // engine with `threads` threads and the default build (relaxed SIMD where the engine has it).
 // A build that has the engine's models but not yet loadModel (the model-core branch before the
 // public API joined it) is timed through createEngineModel, the same work under loadModel's checks.
-// Returns { load({ config, weights }) → model, info, via } or { error } when the build has neither.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -33,21 +32,47 @@ async function engineModelLoader(attn) {
     asModel(createEngineModel(engineOf(attn), planCheckpoint(config, weights), { dtype: 'f32' }));
 }
 
+async function createEngine(mod, threads) {
+  const attn = await mod.createAttention({ threads });
+  if (attn.info?.threads !== threads) {
+    attn.dispose?.();
+    throw new Error(`createAttention({threads:${threads}}) gave info.threads = ${attn.info?.threads}`);
+  }
+  return attn;
+}
+
+/**
+ * → { info, via, load(source) → model on one engine kept for the rows, loadFresh(source) → { model,
+ * ms, dispose() }: a load timed on an engine of its own, as a page's first load is (the engine's
+ * memory grows for it; its creation is not timed) } or { error }.
+ */
 export async function loadOurs(threads) {
   const eng = await loadEngine();
   if (eng.error) return { error: eng.error };
   const mod = await import(pathToFileURL(enginePath).href);
   let attn;
   try {
-    attn = await mod.createAttention({ threads });
+    attn = await createEngine(mod, threads);
   } catch (e) {
-    return { error: `createAttention({threads:${threads}}) threw: ${String(e?.message ?? e).split('\n')[0]}` };
+    return { error: String(e?.message ?? e).split('\n')[0] };
   }
-  if (attn.info?.threads !== threads)
-    return { error: `createAttention({threads:${threads}}) gave info.threads = ${attn.info?.threads}` };
-  if (typeof mod.loadModel === 'function')
-    return { info: attn.info, via: 'loadModel', load: (source) => mod.loadModel(attn, source, { dtype: 'f32' }) };
-  const load = await engineModelLoader(attn);
-  if (load) return { info: attn.info, via: 'createEngineModel (no loadModel in this build)', load };
-  return { error: 'this build has no loadModel yet' };
+  let via = 'loadModel';
+  let loaderFor = (a) => (source) => mod.loadModel(a, source, { dtype: 'f32' });
+  if (typeof mod.loadModel !== 'function') {
+    if (!(await engineModelLoader(attn))) return { error: 'this build has no loadModel yet' };
+    via = 'createEngineModel (no loadModel in this build)';
+    loaderFor = (a) => (source) => engineModelLoader(a).then((load) => load(source));
+  }
+  return {
+    info: attn.info,
+    via,
+    load: loaderFor(attn),
+    async loadFresh(source) {
+      const own = await createEngine(mod, threads);
+      const t = performance.now();
+      const model = await loaderFor(own)(source);
+      const ms = performance.now() - t;
+      return { model, ms, dispose: () => own.dispose() };
+    },
+  };
 }
