@@ -3,6 +3,7 @@
 // `new URL('./name', import.meta.url)` or `import('./name')`, the forms Vite, webpack and Rollup
 // plugins follow: a bundle gets exactly these files, and a static host of dist/ serves them as they are.
 import { createAttentionWith } from './create.mjs';
+import { loadModelWith } from './load-model.mjs';
 
 const GLUES = {
   'wasm-attention-simd': () => import('./wasm-attention-simd.mjs'),
@@ -89,6 +90,12 @@ const loader = {
 
 export function createAttention(options) {
   return createAttentionWith(loader, options);
+}
+
+// Here every source string is a URL (a relative one resolves against the page or worker): there is
+// no file system to read a folder from.
+export function loadModel(attn, source, options) {
+  return loadModelWith(null, attn, source, options);
 }
 
 export { VERSION as version } from './create.mjs';
