@@ -46,7 +46,8 @@ export function throwIfAborted(signal) {
  * Content-Length (when the response has one and is not compressed on the wire) sizes it at once.
  */
 async function readBody(response, file, onProgress) {
-  const header = Number(response.headers.get('Content-Length'));
+  const length = response.headers.get('Content-Length');
+  const header = length === null ? NaN : Number(length);
   const encoded = (response.headers.get('Content-Encoding') ?? 'identity') !== 'identity';
   const total = Number.isSafeInteger(header) && header >= 0 && !encoded ? header : null;
   if (!onProgress || !response.body) {
