@@ -419,7 +419,10 @@ export interface GeneratedToken {
   /** This token's piece of the text (pieces join to the result's text); null without a tokenizer. */
   text: string | null;
   /** [vocabSize]: the logits this token was chosen from. */ logits: Float32Array;
-  /** Extension: with generate's `attention` option, the attention of the step that chose this token. */
+  /**
+   * Extension, with generate's `attention` option: per listed layer, [heads, keys] — how the position
+   * that chose this token (the last one fed) attends to every token up to it; null for other layers.
+   */
   attention?: LayerAttention;
 }
 

@@ -53,6 +53,21 @@ function textPieces(tokenizer) {
   };
 }
 
+/**
+ * Each listed layer's attention [heads, T, keys] → the last query's rows [heads, keys]: how the
+ * position that chose the next token attends to every token up to it.
+ */
+function lastRows(attention, heads, T) {
+  if (T === 1) return attention;
+  return attention.map((a) => {
+    if (a === null) return null;
+    const keys = a.length / (heads * T);
+    const rows = new Float32Array(heads * keys);
+    for (let h = 0; h < heads; h++) rows.set(a.subarray(((h + 1) * T - 1) * keys, (h + 1) * T * keys), h * keys);
+    return rows;
+  });
+}
+
 /** Reads and checks generate's options; nothing runs or changes before they pass. */
 function generateOptions(m, prompt, options) {
   const c = optionsOf(FN, options, GENERATE_OPTIONS);
@@ -114,6 +129,7 @@ export async function generateTokens(m, prompt, options) {
     const feed = (ids, logits) => {
       const result = m.forward(FN, ids, cache, logits === 'none' ? null : o.attention, logits, null);
       expected = cache === null ? 0 : cache.length;
+      result.tokens = ids.length;
       return result;
     };
     if (o.maxNewTokens === 0) {
@@ -129,7 +145,7 @@ export async function generateTokens(m, prompt, options) {
       let stop = last;
       if (o.onToken) {
         const info = { id, text, logits: step.logits };
-        if (o.attention !== null) info.attention = step.attention;
+        if (o.attention !== null) info.attention = lastRows(step.attention, o.attention.heads.length, step.tokens);
         let answer = o.onToken(info);
         if (answer !== null && typeof answer === 'object' && typeof answer.then === 'function') answer = await answer;
         if (answer === false) stop = true;

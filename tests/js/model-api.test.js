@@ -201,19 +201,22 @@ describe.each(fixtureNames())('%s', (name) => {
       expect(Array.from(asynchronous.ids)).toEqual(greedy.slice(0, 1));
     });
 
-    test('attention (extension): onToken gets the attention of the step that chose each token', async () => {
+    test('attention (extension): onToken gets, per listed layer, the rows [heads, keys] of the position that chose the token', async () => {
       const attention = [];
       await model().generate(ids, {
         maxNewTokens: 2,
         stopAtEos: false,
-        attention: { layers: [0], heads: [1] },
+        attention: { layers: [0], heads: [1, 0] },
         onToken: (t) => {
           attention.push(t.attention);
         },
       });
       expect(attention.map((a) => a.length)).toEqual([numLayers, numLayers]);
-      expect(offTolerance(attention[0][0], attentionSlice(f.reference['attention.0'].data, T, [1], 0, T))).toEqual([]);
-      expect(attention[1][0].length).toBe(T + 1); // one query over T + 1 keys
+      // The first token: the prompt's last row, over its T keys.
+      expect(
+        offTolerance(attention[0][0], attentionSlice(f.reference['attention.0'].data, T, [1, 0], T - 1, T)),
+      ).toEqual([]);
+      expect(attention[1][0].length).toBe(2 * (T + 1)); // then one query over T + 1 keys
       expect(attention[1][1]).toBeNull();
     });
 
