@@ -3,7 +3,6 @@
 // `new URL('./name', import.meta.url)` or `import('./name')`, the forms Vite, webpack and Rollup
 // plugins follow: a bundle gets exactly these files, and a static host of dist/ serves them as they are.
 import { createAttentionWith } from './create.mjs';
-import { loadModelWith } from './load-model.mjs';
 
 const GLUES = {
   'wasm-attention-simd': () => import('./wasm-attention-simd.mjs'),
@@ -92,9 +91,11 @@ export function createAttention(options) {
   return createAttentionWith(loader, options);
 }
 
-// Here every source string is a URL (a relative one resolves against the page or worker): there is
-// no file system to read a folder from.
-export function loadModel(attn, source, options) {
+// The model runtime's JavaScript loads with the first model (a page that only runs attention fetches
+// none of it). Here every source string is a URL (a relative one resolves against the page or
+// worker): there is no file system to read a folder from.
+export async function loadModel(attn, source, options) {
+  const { loadModelWith } = await import('./load-model.mjs');
   return loadModelWith(null, attn, source, options);
 }
 

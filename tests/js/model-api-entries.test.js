@@ -191,31 +191,34 @@ describe('the tokenizer stays off the attention-only path', () => {
     return [...seen].map((f) => path.relative(DIST, f));
   }
 
-  test("dist/index.mjs's static imports reach loadModel but neither tokenizer.mjs nor vendor/tokenizers.mjs", () => {
+  test("dist/index.mjs's static imports reach no model code; load-model.mjs's reach no tokenizer", () => {
     const graph = staticGraph(path.join(DIST, 'index.mjs'));
-    expect(graph).toEqual(expect.arrayContaining(['index.mjs', 'create.mjs', 'load-model.mjs', 'model-object.mjs']));
-    expect(graph.filter((f) => /tokenizer/.test(f))).toEqual([]);
+    expect(graph).toEqual(expect.arrayContaining(['index.mjs', 'create.mjs', 'api.mjs']));
+    expect(graph.filter((f) => /model|tokenizer|config|checkpoint|sampling/.test(f))).toEqual([]);
+    const model = staticGraph(path.join(DIST, 'load-model.mjs'));
+    expect(model).toEqual(expect.arrayContaining(['model-object.mjs', 'model-generate.mjs', 'checkpoint.mjs']));
+    expect(model.filter((f) => /tokenizer/.test(f))).toEqual([]);
     // …and the tokenizer module does reach the vendored library, by a relative path.
     expect(staticGraph(path.join(DIST, 'tokenizer.mjs'))).toEqual(expect.arrayContaining(['vendor/tokenizers.mjs']));
   });
 
-  test('ES modules: a run of attention loads no tokenizer; loading a model with one does', async () => {
+  test('ES modules: a run of attention loads no model code; loading a model with a tokenizer loads it all', async () => {
     const out = await runModule(
       `
       import fs from 'node:fs';
       import { createAttention, loadModel } from ${JSON.stringify(path.join(DIST, 'index.mjs'))};
-      const loaded = () => fs.readFileSync(process.env.MODULE_LOG, 'utf8').split('\\n').filter((u) => /tokenizer/.test(u));
+      const loaded = () => fs.readFileSync(process.env.MODULE_LOG, 'utf8').split('\\n').map((u) => u.split('/dist/')[1] ?? '').filter((f) => /model|tokenizer/.test(f));
       const attn = await createAttention({ relaxedSimd: false, wasmBinary: fs.readFileSync(${JSON.stringify(path.join(DIST, 'wasm-attention-simd.wasm'))}) });
       attn.selfAttention({ x: new Float32Array(8), seqLen: 2, dModel: 4, wq: new Float32Array(16), wk: new Float32Array(16), wv: new Float32Array(16) });
       const before = loaded();
       const model = await loadModel(attn, ${JSON.stringify(server.url('gpt2/'))});
-      console.log(JSON.stringify({ before, after: loaded().map((u) => u.split('/dist/').pop()) }));
+      console.log(JSON.stringify({ before, after: loaded() }));
       attn.dispose();
     `,
       { logModules: true },
     );
     expect(out.before).toEqual([]);
-    expect(out.after.sort()).toEqual(['tokenizer.mjs', 'vendor/tokenizers.mjs']);
+    expect(out.after).toEqual(expect.arrayContaining(['load-model.mjs', 'tokenizer.mjs', 'vendor/tokenizers.mjs']));
   });
 
   test('CommonJS: the same, and the vendored CommonJS build is what loads', async () => {
@@ -223,7 +226,7 @@ describe('the tokenizer stays off the attention-only path', () => {
       import { createRequire } from 'node:module';
       const require = createRequire(import.meta.url);
       const { createAttention, loadModel } = require(${JSON.stringify(path.join(DIST, 'index.cjs'))});
-      const loaded = () => Object.keys(require.cache).filter((f) => /tokenizer/.test(f)).map((f) => f.split('/dist/').pop());
+      const loaded = () => Object.keys(require.cache).map((f) => f.split('/dist/')[1] ?? '').filter((f) => /tokenizer/.test(f));
       const attn = await createAttention();
       attn.selfAttention({ x: new Float32Array(8), seqLen: 2, dModel: 4, wq: new Float32Array(16), wk: new Float32Array(16), wv: new Float32Array(16) });
       const before = loaded();
