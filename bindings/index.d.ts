@@ -343,10 +343,10 @@ export type ModelWeights =
 
 /** A checkpoint given as its parsed files. */
 export interface ModelFiles {
-  /** The parsed config.json. */ config: Record<string, unknown>;
+  /** The parsed config.json. */ config: object;
   weights: ModelWeights;
   /** The parsed tokenizer.json; without one, encode/decode throw and generate's text is null. */
-  tokenizer?: Record<string, unknown> | null;
+  tokenizer?: object | null;
 }
 
 /**
