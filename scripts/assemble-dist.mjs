@@ -19,7 +19,7 @@ const dist = join(root, 'dist');
 const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The modules index.cjs takes from create.cjs, bundled from their ES sources.
-const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs', 'attention-rules.mjs'];
+const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs', 'attention-rules.mjs', 'model-engine.mjs'];
 // The package's JavaScript, from bindings/ (what talks to the module) and lib/ (plain JavaScript, no
 // engine). dist/ holds them side by side, so each relative import is rewritten to its file's name.
 const API_SOURCES = [
@@ -31,6 +31,8 @@ const API_SOURCES = [
   'heap.mjs',
   'kv-cache.mjs',
   'layer-args.mjs',
+  'model-engine.mjs',
+  'engine-model-stage.mjs',
   'prepared-layer.mjs',
   'pthread-worker.mjs',
   'warm-up.mjs',
@@ -46,6 +48,7 @@ const API_SOURCES = [
     'lib/readers/safetensors.mjs',
     'lib/readers/half-float.mjs',
     'lib/readers/state-dict.mjs',
+    'lib/model/config.mjs',
   ]);
 
 mkdirSync(join(dist, 'node'), { recursive: true });
