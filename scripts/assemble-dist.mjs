@@ -21,7 +21,14 @@ const dist = join(root, 'dist');
 const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The modules index.cjs takes from create.cjs, bundled from their ES sources.
-const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs', 'attention-rules.mjs', 'load-model.mjs'];
+const CJS_MODULES = [
+  'create.mjs',
+  'safetensors.mjs',
+  'state-dict.mjs',
+  'attention-rules.mjs',
+  'model-engine.mjs',
+  'load-model.mjs',
+];
 // The package's JavaScript, from bindings/ (what talks to the module) and lib/ (plain JavaScript, no
 // engine). dist/ holds them side by side, so each relative import is rewritten to its file's name.
 const API_SOURCES = [
@@ -33,6 +40,7 @@ const API_SOURCES = [
   'heap.mjs',
   'kv-cache.mjs',
   'layer-args.mjs',
+  'engine-model-stage.mjs',
   'load-model.mjs',
   'model-args.mjs',
   'model-engine.mjs',
