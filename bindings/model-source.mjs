@@ -171,18 +171,18 @@ async function readLocation(fn, location, opts) {
   const config = readModelConfig(configJson);
   const tokenizerBytes = await location.bytes(TOKENIZER, true);
   const tokenizer = tokenizerBytes === null ? null : parseJson(fn, tokenizerBytes, location.name(TOKENIZER));
-  const indexBytes = await location.bytes(INDEX, true);
-  let weights;
-  if (indexBytes !== null) {
+  // model.safetensors first: a model that fits in WebAssembly memory is most often one file, and a
+  // browser logs every 404 (of the index, had it been asked for first) as an error on the page.
+  let weights = await location.bytes(WEIGHTS, true);
+  if (weights === null) {
+    const indexBytes = await location.bytes(INDEX, true);
+    if (indexBytes === null) {
+      throw new Error(`${fn}: ${location.where} has neither ${WEIGHTS} nor ${INDEX}: the checkpoint has no weights`);
+    }
     const index = parseJson(fn, indexBytes, location.name(INDEX));
     const shards = {};
     for (const file of shardFiles(index)) shards[file] = await location.bytes(file, false);
     weights = readShardedCheckpoint(index, shards);
-  } else {
-    weights = await location.bytes(WEIGHTS, true);
-    if (weights === null) {
-      throw new Error(`${fn}: ${location.where} has neither ${WEIGHTS} nor ${INDEX}: the checkpoint has no weights`);
-    }
   }
   throwIfAborted(opts.signal);
   return { configJson, config, tokenizer, weights };

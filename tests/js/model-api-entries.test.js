@@ -78,7 +78,7 @@ describe('a URL source (fetch), from the CommonJS entry', () => {
     }
   });
 
-  test('sharded: the index, then each shard it lists', async () => {
+  test('sharded: model.safetensors is not there (404), so the index, then each shard it lists', async () => {
     const start = server.requests.length;
     const model = await loadModel(engines[1], server.url('llama-gqa-llama3-sharded/'));
     expect(offTolerance(model.forward(sharded.expected.ids).logits, sharded.reference.logits.data)).toEqual([]);
@@ -86,6 +86,7 @@ describe('a URL source (fetch), from the CommonJS entry', () => {
     expect(server.requests.slice(start).map((r) => r.url.split('/').pop())).toEqual([
       'config.json',
       'tokenizer.json',
+      'model.safetensors',
       'model.safetensors.index.json',
       'model-00001-of-00002.safetensors',
       'model-00002-of-00002.safetensors',

@@ -195,9 +195,13 @@ describe.each(fixtureNames())('%s', (name) => {
       expect(seen.map((t) => t.text).join('')).toBe(r.text);
       expect(seen[0].logits.length).toBe(vocabSize);
       expect(offTolerance(seen[0].logits, rows(f.reference.logits.data, vocabSize, T - 1, T))).toEqual([]);
-      const stopped = await model().generate(ids, { onToken: ({ id }) => id !== greedy[1], stopAtEos: false });
+      const stopped = await model().generate(ids, {
+        maxNewTokens: greedy.length,
+        onToken: ({ id }) => id !== greedy[1],
+        stopAtEos: false,
+      });
       expect(Array.from(stopped.ids)).toEqual(greedy.slice(0, 2));
-      const asynchronous = await model().generate(ids, { onToken: async () => false });
+      const asynchronous = await model().generate(ids, { maxNewTokens: greedy.length, onToken: async () => false });
       expect(Array.from(asynchronous.ids)).toEqual(greedy.slice(0, 1));
     });
 
