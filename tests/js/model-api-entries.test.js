@@ -247,3 +247,71 @@ describe('the tokenizer stays off the attention-only path', () => {
     expect(pkg.files).toContain('dist/');
   });
 });
+
+describe('types', () => {
+  const CONSUMER = `
+import { createAttention, loadModel, readSafetensors } from 'wasm-attention';
+import type { Model, ModelConfig, ModelSession, ForwardResult, GenerateResult, GeneratedToken, LoadProgress } from 'wasm-attention';
+
+declare const bytes: Uint8Array;
+export async function run(): Promise<void> {
+  const attn = await createAttention();
+  const progress: LoadProgress[] = [];
+  const model: Model = await loadModel(attn, 'https://example.com/model/', {
+    dtype: 'f32',
+    onProgress: (p) => progress.push(p),
+    signal: new AbortController().signal,
+    fetchOptions: { headers: { Authorization: 'Bearer x' } },
+  });
+  await loadModel(attn, new URL('file:///models/x/'));
+  await loadModel(attn, { config: { model_type: 'gpt2' }, weights: [bytes, readSafetensors(bytes)], tokenizer: null });
+  const config: ModelConfig = model.config;
+  const causal: boolean = config.causal;
+  const ids: Int32Array = model.encode('hi', { addSpecialTokens: false });
+  const text: string = model.decode(ids, { skipSpecialTokens: false });
+  const session: ModelSession = model.createSession({ maxLength: 64 });
+  const all: ForwardResult = model.forward([1, 2], { session, logits: 'last' });
+  const logits: Float32Array | null = all.logits;
+  const hidden: Float32Array = all.hidden;
+  const layer0: Float32Array | null = model.forward(ids, { attention: { layers: [0], heads: [1, 0] } }).attention[0];
+  session.truncate(0);
+  const seen: GeneratedToken[] = [];
+  const result: GenerateResult = await model.generate('hi', {
+    maxNewTokens: 4, temperature: 0.7, topK: 40, topP: 0.9, seed: 1, stopAtEos: false, session,
+    onToken: (t) => { seen.push(t); return t.id !== 2; },
+  });
+  const out: [Int32Array, string | null] = [result.ids, result.text];
+  session.dispose();
+  model.dispose();
+  const disposed: boolean = model.disposed;
+  // @ts-expect-error this version stores f32 only
+  await loadModel(attn, './m/', { dtype: 'f16' });
+  // @ts-expect-error logits is 'all', 'last' or 'none'
+  model.forward([1], { logits: 'first' });
+  // @ts-expect-error ids are numbers
+  model.forward(['1']);
+  // @ts-expect-error a prompt is text or ids
+  await model.generate({ text: 'hi' });
+  // @ts-expect-error the engine comes first
+  await loadModel('./m/');
+  console.log(causal, text, logits, hidden, layer0, out, disposed, progress);
+}
+`;
+
+  test.each(['consumer.mts', 'consumer.cts'])(
+    '%s compiles against the Models declarations; misuse does not',
+    (name) => {
+      const { typeCheck } = require('./type-check');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-attention-model-types-'));
+      try {
+        fs.mkdirSync(path.join(dir, 'node_modules'));
+        fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'wasm-attention'), 'dir');
+        fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'model-types', private: true }));
+        fs.writeFileSync(path.join(dir, name), CONSUMER);
+        expect(typeCheck(path.join(dir, name)).problems).toEqual([]);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});
