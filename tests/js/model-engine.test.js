@@ -219,6 +219,16 @@ describe('memory and lifetime', () => {
     expect(heapInUse(attn)).toBe(base);
   });
 
+  test('a bert without its masked-LM head gives hidden states and no logits', () => {
+    const { plan, reference } = fixture('bert-mlm');
+    const { ids, tokenTypeIds } = inputs('bert-mlm');
+    const model = createEngineModel(engineOf(engines[1]), { ...plan, lmHead: null }, {});
+    const out = model.forward(ids, { tokenTypeIds });
+    expect(out.logits).toBeNull();
+    expectClose(out.hidden, reference.hidden.data, 'bert hidden');
+    model.dispose();
+  });
+
   test('dtype: only f32 in this version', () => {
     const { plan } = fixture('gpt2');
     for (const dtype of ['f16', 'bf16', 'int8']) {
