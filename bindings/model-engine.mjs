@@ -58,9 +58,9 @@ function scoped(M, fn, heapMaxBytes, body) {
 function setParts(engine, handle, plan, stage, weightsNeeded) {
   const { M, wire } = engine;
   const { heapMaxBytes, STATUS } = wire;
-  const part = (what, fill, call) =>
+  const part = (what, call, fill) =>
     scoped(M, LOAD, heapMaxBytes, (scope) => {
-      fill(scope);
+      fill(stage.clear(), scope);
       const status = M[call](handle, stage.place(scope));
       if (status === STATUS.ok) return;
       if (status === STATUS.outOfMemory) {
@@ -68,28 +68,11 @@ function setParts(engine, handle, plan, stage, weightsNeeded) {
       }
       throw new Error(`${LOAD}: internal error: the engine refused ${what} (status ${status})`);
     });
-  const staged = (fill) => (scope) => {
-    stage.clear();
-    stage.config(plan, null);
-    fill(scope);
-  };
-  part(
-    'the embeddings',
-    staged((scope) => stage.embeddings(scope, plan)),
-    'modelSetEmbeddings',
-  );
+  part('the embeddings', 'modelSetEmbeddings', (s, scope) => s.embeddings(scope, plan));
   for (let i = 0; i < plan.layers.length; i++) {
-    part(
-      `layer ${i}`,
-      staged((scope) => stage.block(scope, plan, i)),
-      'modelSetBlock',
-    );
+    part(`layer ${i}`, 'modelSetBlock', (s, scope) => s.block(scope, plan, i));
   }
-  part(
-    'the head',
-    staged((scope) => stage.head(scope, plan)),
-    'modelSetHead',
-  );
+  part('the head', 'modelSetHead', (s, scope) => s.head(scope, plan));
   if (!M.modelReady(handle)) throw new Error(`${LOAD}: internal error: the model is incomplete`);
 }
 
@@ -108,7 +91,8 @@ export function createEngineModel(engine, plan, options = {}) {
   });
   const largestPart = Math.max(...planParts(plan).map((tensors) => tensors.reduce((s, t) => s + tensorBytes(t), 0)));
   if (weightsNeeded + largestPart > heapMaxBytes) {
-    throw tooLarge(LOAD, 'the model', weightsNeeded + largestPart, heapMaxBytes, 'its weights alone');
+    const advice = 'its packed weights, and its largest layer while that is copied in';
+    throw tooLarge(LOAD, 'the model', weightsNeeded + largestPart, heapMaxBytes, advice);
   }
 
   const heapBefore = M.heapInUse() >>> 0;

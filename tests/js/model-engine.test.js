@@ -217,6 +217,22 @@ describe('memory and lifetime', () => {
     broken.layers[1].down.weight = { ...plan.layers[1].down.weight, data: new Float32Array(0) };
     expect(() => createEngineModel(engineOf(attn), broken, {})).toThrow(TypeError);
     expect(heapInUse(attn)).toBe(base);
+    // A model larger than the heap can ever be is refused before anything is allocated.
+    const huge = { ...plan, config: { ...plan.config, vocabSize: 2 ** 30 } };
+    expect(() => createEngineModel(engineOf(attn), huge, {})).toThrow(
+      /loadModel: the model is too large for WebAssembly memory: it needs about \d+\.\d MiB/,
+    );
+    expect(heapInUse(attn)).toBe(base);
+  });
+
+  test('a bert without its masked-LM head gives hidden states and no logits', () => {
+    const { plan, reference } = fixture('bert-mlm');
+    const { ids, tokenTypeIds } = inputs('bert-mlm');
+    const model = createEngineModel(engineOf(engines[1]), { ...plan, lmHead: null }, {});
+    const out = model.forward(ids, { tokenTypeIds });
+    expect(out.logits).toBeNull();
+    expectClose(out.hidden, reference.hidden.data, 'bert hidden');
+    model.dispose();
   });
 
   test('dtype: only f32 in this version', () => {

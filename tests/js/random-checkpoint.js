@@ -74,4 +74,7 @@ const SMOLLM_135M = {
   tied: true,
 };
 
-module.exports = { randomLlama, SMOLLM_135M };
+/** The demo's poem model's shape (models/tang-poems). */
+const POEM = { layers: 4, hidden: 128, heads: 4, kvHeads: 2, headDim: 32, intermediate: 384, vocab: 2501, tied: true };
+
+module.exports = { randomLlama, SMOLLM_135M, POEM };
