@@ -120,14 +120,15 @@ export async function generateTokens(m, prompt, options) {
   const o = generateOptions(m, prompt, options);
   const sample = createSampler({ temperature: o.temperature, topK: o.topK, topP: o.topP, seed: o.seed });
   const eos = new Set(o.stopAtEos ? m.config.eosTokenIds : []);
-  const piece = m.tokenizer ? textPieces(m.tokenizer) : () => null;
+  // Pieces are for onToken: without one, nothing to decode until the end.
+  const piece = m.tokenizer && o.onToken ? textPieces(m.tokenizer) : () => null;
   const own = o.cache === null && o.maxNewTokens > 0;
   const cache = own ? m.createCache(o.ids.length + o.maxNewTokens - 1) : o.cache;
   const out = [];
   let expected = 0; // the session's length as generate left it
   try {
     const feed = (ids, logits) => {
-      const result = m.forward(FN, ids, cache, logits === 'none' ? null : o.attention, logits, null);
+      const result = m.forward(ids, cache, logits === 'none' ? null : o.attention, logits, null);
       expected = cache === null ? 0 : cache.length;
       result.tokens = ids.length;
       return result;

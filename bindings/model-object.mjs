@@ -92,7 +92,8 @@ export function makeModel(attn, engineModel, tokenizer) {
         );
       }
     },
-    forward(fn, ids, cache, selection, logits, tokenTypeIds) {
+    // The engine's forward, on arguments already checked.
+    forward(ids, cache, selection, logits, tokenTypeIds) {
       return engineModel.forward(ids, { cache, logits, attention: selection, tokenTypeIds });
     },
   };
@@ -169,7 +170,7 @@ export function makeModel(attn, engineModel, tokenizer) {
       const tokenTypeIds = tokenTypes(c, tokens.length);
       m.checkRoom(fn, 'ids', tokens.length, cache);
       m.alive(fn); // an element getter of a number[] may have disposed it
-      const out = m.forward(fn, tokens, cache, selection, logits, tokenTypeIds);
+      const out = m.forward(tokens, cache, selection, logits, tokenTypeIds);
       return { logits: out.logits, attention: out.attention, hidden: out.hidden };
     },
     createSession(options) {
@@ -204,7 +205,7 @@ export function makeModel(attn, engineModel, tokenizer) {
       return disposed || engineModel.disposed;
     },
   };
-  // generate makes its own session when none is given, through the same path as users do.
+  // generate's own session, when the caller gives none: the engine's caches, never seen by users.
   m.createCache = (maxLength) => engineModel.createCache(maxLength);
   return model;
 }
