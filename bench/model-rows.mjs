@@ -112,9 +112,11 @@ async function measureModel(ort, ours, name, dir, onnxPath) {
         row.oursError = errorText(e);
       }
     }
-    // a prefill of the 135M model takes seconds per call: fewer repetitions there
+    // a prefill of the 135M model takes about a second per call: fewer repetitions there; decode
+    // steps are cheap, and more of them keep the median steady on a shared machine
     const slow = row.kind === 'prefill' && weights.length > 1e8;
-    const st = await measureInterleaved(impls, null, { reps: QUICK ? 3 : slow ? 5 : 9, warm: slow ? 1 : 3 });
+    const reps = QUICK ? 3 : slow ? 7 : row.kind === 'decode' ? 15 : 11;
+    const st = await measureInterleaved(impls, null, { reps, warm: slow ? 1 : 3 });
     for (const [k, v] of st) row[k] = v.error ? { error: v.error } : { median: v.median, runs: v.runs, calls: v.calls };
     if (st.get('ours') && !st.get('ours').error && st.get('ort') && !st.get('ort').error)
       row.worstVsOrt = worstError(st.get('ours').output, st.get('ort').output, TOL, TOL);
