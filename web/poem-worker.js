@@ -3,6 +3,7 @@
 // four steps of one head. The page's thread only posts requests and draws what comes back.
 // Its messages (model-*) are worker-protocol.js's.
 import { MESSAGE, UNAVAILABLE, thrownData, transferList } from './worker-protocol.js';
+import { fetchModelFiles } from './model/files.js';
 
 // The runtime (web/model/) is imported when a model is asked for, so the textbook's engine
 // starts even where the runtime cannot load.
@@ -15,20 +16,14 @@ let model = null;
 let current = null; // { id, session, stopped }
 
 async function load({ url }, post, readSafetensors, attn) {
-  let response;
-  try {
-    response = await fetch(url);
-  } catch (e) {
-    post({ type: MESSAGE.modelMissing, url, status: 0, error: String(e && e.message ? e.message : e) });
+  const files = await fetchModelFiles(url);
+  if (files.missing) {
+    post({ type: MESSAGE.modelMissing, ...files.missing });
     return;
   }
-  if (!response.ok) {
-    post({ type: MESSAGE.modelMissing, url, status: response.status });
-    return;
-  }
-  const bytes = new Uint8Array(await response.arrayBuffer());
   runtime = await import(RUNTIME_URL);
-  model = runtime.createPoemModel(attn, readSafetensors(bytes));
+  const { tensors } = readSafetensors(files.weights);
+  model = runtime.createPoemModel(attn, { tensors, config: files.config, tokenizer: files.tokenizer });
   post({ type: MESSAGE.modelReady, config: { ...model.config }, vocab: Array.from(model.vocab) });
 }
 

@@ -7,7 +7,13 @@ import { createPoemModel, generate, sampleToken, topTokens } from '../../web/mod
 
 const ROOT = new URL('../../', import.meta.url);
 const fixture = JSON.parse(fs.readFileSync(new URL('tests/fixtures/models/tang-poems.json', ROOT), 'utf8'));
-const file = readSafetensors(fs.readFileSync(new URL(fixture.model, ROOT)));
+const folder = new URL(fixture.model, ROOT);
+const json = (name) => JSON.parse(fs.readFileSync(new URL(name, folder), 'utf8'));
+const file = {
+  tensors: readSafetensors(fs.readFileSync(new URL('model.safetensors', folder))).tensors,
+  config: json('config.json'),
+  tokenizer: json('tokenizer.json'),
+};
 
 const attn = await createAttention({ threads: 1 });
 const baseline = attn.memoryStats().heapInUse;
@@ -265,18 +271,13 @@ section('errors', () => {
     generateBadTemperature,
     heapBeforeCreates: attn.memoryStats().heapInUse,
     badEngine: thrown(() => createPoemModel({}, file)),
-    noMetadata: thrown(() => createPoemModel(attn, { tensors: file.tensors })),
+    noConfig: thrown(() => createPoemModel(attn, { tensors: file.tensors, tokenizer: file.tokenizer })),
     missingTensor: thrown(() => {
       const tensors = { ...file.tensors };
-      delete tensors['layers.2.mlp.up_proj.weight'];
-      createPoemModel(attn, { tensors, metadata: file.metadata });
+      delete tensors['model.layers.2.mlp.up_proj.weight'];
+      createPoemModel(attn, { ...file, tensors });
     }),
-    wrongConfig: thrown(() =>
-      createPoemModel(attn, {
-        tensors: file.tensors,
-        metadata: { ...file.metadata, config: JSON.stringify({ ...JSON.parse(file.metadata.config), n_layers: 5 }) },
-      }),
-    ),
+    wrongConfig: thrown(() => createPoemModel(attn, { ...file, config: { ...file.config, num_hidden_layers: 5 } })),
     heapAfterFailedCreates: attn.memoryStats().heapInUse,
   };
 });

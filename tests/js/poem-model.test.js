@@ -48,7 +48,7 @@ function expectAllClose(got, want, what) {
 const num = (v) => (typeof v === 'string' ? Number(v) : v);
 
 describe('the shipped model against PyTorch', () => {
-  test('config and vocabulary come from the file, shaped as model.py', () => {
+  test('config and vocabulary come from config.json and tokenizer.json, shaped as model.py', () => {
     const { config, vocab, vocabLength } = section('config');
     const width = fixture.cases[0].logits[0].length;
     expect(config).toEqual({
@@ -294,10 +294,10 @@ describe('errors leave things usable', () => {
   test('createPoemModel refuses what is not this model, leaking nothing', () => {
     const e = section('errors');
     expect(e.badEngine.name).toBe('TypeError');
-    expect(e.noMetadata.name).toBe('TypeError');
+    expect(e.noConfig.name).toBe('TypeError');
     expect(e.missingTensor).toMatchObject({
       name: 'TypeError',
-      message: expect.stringContaining('layers.2.mlp.up_proj.weight'),
+      message: expect.stringContaining('model.layers.2.mlp.up_proj.weight'),
     });
     expect(e.wrongConfig).toMatchObject({ name: 'TypeError', message: expect.stringContaining('layers.4.') });
     expect(e.heapAfterFailedCreates).toBe(e.heapBeforeCreates);

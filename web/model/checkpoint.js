@@ -1,22 +1,22 @@
-// What a model file holds, checked once: the configuration and vocabulary from the safetensors
-// `__metadata__` (JSON strings written by models/tang-poems/train.py) and every tensor by its
-// PyTorch state_dict name, with its shape. A file of another model fails here, naming what is
-// wrong, rather than running and computing something else.
+// What the model's folder holds (models/tang-poems/, a Hugging Face `llama` checkpoint), checked
+// once: the configuration from config.json, the vocabulary from tokenizer.json (one token per
+// character) and every tensor by its transformers name, with its shape. Files of another model fail
+// here, naming what is wrong, rather than running and computing something else.
 
 const FN = 'createPoemModel';
 
-// metadata.config's keys (model.py's CONFIG plus vocab_size) → model.config's names.
+// config.json's keys → model.config's names.
 const CONFIG_KEYS = {
   vocab_size: 'vocabSize',
-  d_model: 'dModel',
-  n_layers: 'nLayers',
-  n_heads: 'nHeads',
-  n_kv_heads: 'nKvHeads',
+  hidden_size: 'dModel',
+  num_hidden_layers: 'nLayers',
+  num_attention_heads: 'nHeads',
+  num_key_value_heads: 'nKvHeads',
   head_dim: 'headDim',
-  ffn_hidden: 'ffnHidden',
-  rope_base: 'ropeBase',
-  norm_eps: 'normEps',
-  max_len: 'maxLen',
+  intermediate_size: 'ffnHidden',
+  rope_theta: 'ropeBase',
+  rms_norm_eps: 'normEps',
+  max_position_embeddings: 'maxLen',
 };
 const INTEGER_KEYS = new Set([
   'vocabSize',
@@ -32,21 +32,9 @@ const INTEGER_KEYS = new Set([
 export const POEM_START = '<s>';
 export const LINE_BREAK = '\n';
 
-function parseJson(metadata, key) {
-  const text = metadata[key];
-  if (typeof text !== 'string')
-    throw new TypeError(
-      `${FN}: metadata.${key} must be a JSON string (the model file's __metadata__), got ${typeof text}`,
-    );
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new TypeError(`${FN}: metadata.${key} is not JSON (${e.message})`);
-  }
-}
-
-function readConfig(metadata) {
-  const raw = parseJson(metadata, 'config');
+function readConfig(raw) {
+  if (raw === null || typeof raw !== 'object')
+    throw new TypeError(`${FN}: config must be the parsed config.json, got ${raw === null ? 'null' : typeof raw}`);
   const config = {};
   for (const [key, name] of Object.entries(CONFIG_KEYS)) {
     const v = raw?.[key];
@@ -55,33 +43,34 @@ function readConfig(metadata) {
       : typeof v === 'number' && v > 0 && Number.isFinite(v);
     if (!ok)
       throw new RangeError(
-        `${FN}: metadata.config.${key} must be a positive ${INTEGER_KEYS.has(name) ? 'integer' : 'number'}, got ${JSON.stringify(v)}`,
+        `${FN}: config.${key} must be a positive ${INTEGER_KEYS.has(name) ? 'integer' : 'number'}, got ${JSON.stringify(v)}`,
       );
     config[name] = v;
   }
   if (config.nHeads % config.nKvHeads !== 0) {
     throw new RangeError(
-      `${FN}: metadata.config.n_heads (${config.nHeads}) must be a multiple of n_kv_heads (${config.nKvHeads})`,
+      `${FN}: config.num_attention_heads (${config.nHeads}) must be a multiple of num_key_value_heads (${config.nKvHeads})`,
     );
   }
   if (config.headDim % 2 !== 0)
-    throw new RangeError(`${FN}: metadata.config.head_dim must be even for RoPE, got ${config.headDim}`);
+    throw new RangeError(`${FN}: config.head_dim must be even for RoPE, got ${config.headDim}`);
   return Object.freeze(config);
 }
 
-function readVocab(metadata, vocabSize) {
-  const vocab = parseJson(metadata, 'vocab');
-  if (!Array.isArray(vocab) || !vocab.every((t) => typeof t === 'string' && t !== '')) {
-    throw new TypeError(`${FN}: metadata.vocab must be a JSON list of non-empty strings`);
-  }
-  if (vocab.length !== vocabSize) {
+function readVocab(tokenizer, vocabSize) {
+  const ids = tokenizer?.model?.vocab;
+  if (ids === null || typeof ids !== 'object')
+    throw new TypeError(`${FN}: tokenizer must be the parsed tokenizer.json, with model.vocab`);
+  const vocab = [];
+  for (const [token, id] of Object.entries(ids)) vocab[id] = token;
+  if (vocab.length !== vocabSize || Object.keys(ids).length !== vocabSize) {
     throw new RangeError(
-      `${FN}: metadata.vocab has ${vocab.length} tokens, metadata.config.vocab_size says ${vocabSize}`,
+      `${FN}: tokenizer.json's vocabulary has ${Object.keys(ids).length} tokens (ids up to ${vocab.length - 1}), config.vocab_size says ${vocabSize}`,
     );
   }
   if (vocab[0] !== POEM_START || vocab[1] !== LINE_BREAK) {
     throw new RangeError(
-      `${FN}: metadata.vocab must start with ${JSON.stringify(POEM_START)} and ${JSON.stringify(LINE_BREAK)}, got ${JSON.stringify(vocab.slice(0, 2))}`,
+      `${FN}: tokenizer.json's vocabulary must start with ${JSON.stringify(POEM_START)} and ${JSON.stringify(LINE_BREAK)}, got ${JSON.stringify(vocab.slice(0, 2))}`,
     );
   }
   return Object.freeze(vocab.slice());
@@ -89,16 +78,16 @@ function readVocab(metadata, vocabSize) {
 
 /** Every tensor the model needs: name → shape. */
 function expectedShapes(c) {
-  const shapes = { 'embed.weight': [c.vocabSize, c.dModel], 'norm.weight': [c.dModel] };
+  const shapes = { 'model.embed_tokens.weight': [c.vocabSize, c.dModel], 'model.norm.weight': [c.dModel] };
   for (let l = 0; l < c.nLayers; l++) {
-    const p = `layers.${l}.`;
+    const p = `model.layers.${l}.`;
     Object.assign(shapes, {
-      [`${p}attn_norm.weight`]: [c.dModel],
-      [`${p}attn.q_proj.weight`]: [c.nHeads * c.headDim, c.dModel],
-      [`${p}attn.k_proj.weight`]: [c.nKvHeads * c.headDim, c.dModel],
-      [`${p}attn.v_proj.weight`]: [c.nKvHeads * c.headDim, c.dModel],
-      [`${p}attn.o_proj.weight`]: [c.dModel, c.nHeads * c.headDim],
-      [`${p}mlp_norm.weight`]: [c.dModel],
+      [`${p}input_layernorm.weight`]: [c.dModel],
+      [`${p}self_attn.q_proj.weight`]: [c.nHeads * c.headDim, c.dModel],
+      [`${p}self_attn.k_proj.weight`]: [c.nKvHeads * c.headDim, c.dModel],
+      [`${p}self_attn.v_proj.weight`]: [c.nKvHeads * c.headDim, c.dModel],
+      [`${p}self_attn.o_proj.weight`]: [c.dModel, c.nHeads * c.headDim],
+      [`${p}post_attention_layernorm.weight`]: [c.dModel],
       [`${p}mlp.gate_proj.weight`]: [c.ffnHidden, c.dModel],
       [`${p}mlp.up_proj.weight`]: [c.ffnHidden, c.dModel],
       [`${p}mlp.down_proj.weight`]: [c.dModel, c.ffnHidden],
@@ -120,7 +109,7 @@ function checkTensors(tensors, c) {
     const parts = [];
     if (missing.length) parts.push(`missing ${missing.map((n) => JSON.stringify(n)).join(', ')}`);
     if (unknown.length) parts.push(`not of this model ${unknown.map((n) => JSON.stringify(n)).join(', ')}`);
-    throw new TypeError(`${FN}: the tensors do not match metadata.config: ${parts.join('; ')}`);
+    throw new TypeError(`${FN}: the tensors do not match config.json: ${parts.join('; ')}`);
   }
   for (const [name, shape] of Object.entries(shapes)) {
     const t = tensors[name];
@@ -136,26 +125,21 @@ function checkTensors(tensors, c) {
 }
 
 /**
- * { config, vocab, weights } from readSafetensors' result. weights: embed, norm and per layer
- * { attnNorm, mlpNorm, mlp: { gate, up, down } } as Float32Arrays (the attention projections go to
- * the engine through attentionArgsFromStateDict).
+ * { config, vocab, weights } from the parsed config.json and tokenizer.json and readSafetensors'
+ * tensors. weights: embed, norm and per layer { attnNorm, mlpNorm, mlp: { gate, up, down } } as
+ * Float32Arrays (the attention projections go to the engine through attentionArgsFromStateDict).
  */
-export function readPoemWeights(tensors, metadata) {
-  if (metadata === null || typeof metadata !== 'object') {
-    throw new TypeError(
-      `${FN}: metadata must be readSafetensors(bytes).metadata, got ${metadata === null ? 'null' : typeof metadata}`,
-    );
-  }
-  const config = readConfig(metadata);
-  const vocab = readVocab(metadata, config.vocabSize);
+export function readPoemWeights(tensors, configJson, tokenizer) {
+  const config = readConfig(configJson);
+  const vocab = readVocab(tokenizer, config.vocabSize);
   checkTensors(tensors, config);
   const w = (name) => tensors[name].data;
   const layers = [];
   for (let l = 0; l < config.nLayers; l++) {
-    const p = `layers.${l}.`;
+    const p = `model.layers.${l}.`;
     layers.push({
-      attnNorm: w(`${p}attn_norm.weight`),
-      mlpNorm: w(`${p}mlp_norm.weight`),
+      attnNorm: w(`${p}input_layernorm.weight`),
+      mlpNorm: w(`${p}post_attention_layernorm.weight`),
       mlp: {
         gate: w(`${p}mlp.gate_proj.weight`),
         up: w(`${p}mlp.up_proj.weight`),
@@ -163,5 +147,9 @@ export function readPoemWeights(tensors, metadata) {
       },
     });
   }
-  return { config, vocab, weights: { embed: w('embed.weight'), norm: w('norm.weight'), layers } };
+  return {
+    config,
+    vocab,
+    weights: { embed: w('model.embed_tokens.weight'), norm: w('model.norm.weight'), layers },
+  };
 }

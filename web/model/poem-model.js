@@ -14,17 +14,18 @@ function checkEngine(attn) {
 }
 
 /**
- * The model of a safetensors file: createPoemModel(attn, readSafetensors(bytes)).
+ * The model of models/tang-poems/: createPoemModel(attn, { tensors: readSafetensors(bytes).tensors,
+ * config, tokenizer }) with config.json and tokenizer.json parsed.
  * → { config, vocab, encode, decode, tokenText, topTokens, createSession, dispose, disposed }
  */
-export function createPoemModel(attn, { tensors, metadata } = {}) {
+export function createPoemModel(attn, { tensors, config: configJson, tokenizer } = {}) {
   checkEngine(attn);
-  const { config, vocab, weights } = readPoemWeights(tensors, metadata);
+  const { config, vocab, weights } = readPoemWeights(tensors, configJson, tokenizer);
   const layers = [];
   try {
     for (let l = 0; l < config.nLayers; l++) {
       const args = {
-        ...attentionArgsFromStateDict(tensors, `layers.${l}.attn.`),
+        ...attentionArgsFromStateDict(tensors, `model.layers.${l}.self_attn.`),
         embedDim: config.dModel,
         numHeads: config.nHeads,
         numKvHeads: config.nKvHeads,
