@@ -6,6 +6,7 @@
 //   prepared-layer.mjs  layers whose weights are copied once
 //   kv-cache.mjs        KV caches of prepared layers
 //   warm-up.mjs         a few small calls that get the kernels optimised
+//   model-engine.mjs    whole models (lib/model's plans) in the engine, reached through engineOf
 import { Checker } from './checks.mjs';
 import { runForward } from './forward-call.mjs';
 import { MHA_FORWARD_ARGS, SELF_FORWARD_ARGS, mhaForward, selfForward } from './forward-args.mjs';
@@ -13,6 +14,15 @@ import { MHA_LAYER_ARGS, SELF_LAYER_ARGS, mhaLayer, selfLayer } from './layer-ar
 import { createPrepared } from './prepared-layer.mjs';
 import { warmUp } from './warm-up.mjs';
 import { Wire } from './wire.mjs';
+
+// The internal engine of each public api object: for the package's own modules (model-engine.mjs
+// through load-model.mjs), never reachable from the api object itself.
+const engines = new WeakMap();
+
+/** The internal engine of a public engine made by createAttention; undefined for anything else. */
+export function engineOf(attn) {
+  return typeof attn === 'object' && attn !== null ? engines.get(attn) : undefined;
+}
 
 export function makeApi(Module, info) {
   // What the engine's parts share. M is null once the engine is disposed: its memory can then be
@@ -23,6 +33,9 @@ export function makeApi(Module, info) {
     liveLayers: new Set(), // { handle } of every layer not yet disposed
     liveCaches: new Set(), // { handle } of every KV cache not yet disposed
     caches: new WeakMap(), // cache object → its record { handle, layer, batch, maxLength }
+    // What other modules made in this engine (models and their caches): each { release() }, called
+    // when the engine is disposed, frees its memory and makes its later calls throw.
+    resources: new Set(),
     check(fn) {
       if (this.M === null) throw new Error(`${fn}: this engine was disposed; create a new one with createAttention`);
       return this.M;
@@ -43,6 +56,8 @@ export function makeApi(Module, info) {
   function dispose() {
     const M = engine.M;
     if (M === null) return;
+    for (const resource of engine.resources) resource.release();
+    engine.resources.clear();
     for (const [records, destroy] of [
       [engine.liveLayers, M.destroyLayer],
       [engine.liveCaches, M.destroyKvCache],
@@ -82,6 +97,7 @@ export function makeApi(Module, info) {
   };
   // For the package's own tests (threads released on dispose): the module while the engine lives.
   Object.defineProperty(api, Symbol.for('wasm-attention.module'), { get: () => engine.M });
+  engines.set(api, engine);
   warmUp(api);
   return api;
 }

@@ -104,7 +104,8 @@ bool same(const wa::LayerConfig& x, const wa::LayerConfig& y) {
   return x.q_in == y.q_in && x.k_in == y.k_in && x.v_in == y.v_in && x.num_heads == y.num_heads &&
          x.head_dim_qk == y.head_dim_qk && x.head_dim_v == y.head_dim_v && x.out_projection == y.out_projection &&
          x.num_kv_heads == y.num_kv_heads && x.out_dim == y.out_dim && x.rope.dim == y.rope.dim &&
-         x.rope.base == y.rope.base && x.rope.interleaved == y.rope.interleaved && x.alibi == y.alibi &&
+         x.rope.base == y.rope.base && x.rope.interleaved == y.rope.interleaved &&
+         x.rope.inverse_frequencies == y.rope.inverse_frequencies && x.alibi == y.alibi &&
          x.sliding_window == y.sliding_window;
 }
 

@@ -3,8 +3,10 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { fileURLToPath } = require('node:url');
 const {
   createAttentionWith,
+  loadModelWith,
   VERSION,
   readSafetensors,
   attentionArgsFromStateDict,
@@ -32,8 +34,21 @@ async function createAttention(options) {
   return createAttentionWith(loader, options);
 }
 
+// loadModel's folders: a source string without a URL scheme (or a file: URL) is a folder on disk.
+const modelFiles = {
+  readFile: (file, options) => fs.promises.readFile(file, options),
+  join: path.join,
+  resolve: path.resolve,
+  fileURLToPath,
+};
+
+function loadModel(attn, source, options) {
+  return loadModelWith(modelFiles, attn, source, options);
+}
+
 module.exports = {
   createAttention,
+  loadModel,
   version: VERSION,
   readSafetensors,
   attentionArgsFromStateDict,

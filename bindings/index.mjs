@@ -91,6 +91,14 @@ export function createAttention(options) {
   return createAttentionWith(loader, options);
 }
 
+// The model runtime's JavaScript loads with the first model (a page that only runs attention fetches
+// none of it). Here every source string is a URL (a relative one resolves against the page or
+// worker): there is no file system to read a folder from.
+export async function loadModel(attn, source, options) {
+  const { loadModelWith } = await import('./load-model.mjs');
+  return loadModelWith(null, attn, source, options);
+}
+
 export { VERSION as version } from './create.mjs';
 export { readSafetensors } from '../lib/readers/safetensors.mjs';
 export { attentionArgsFromStateDict } from '../lib/readers/state-dict.mjs';

@@ -1,4 +1,12 @@
 // Entry for `import` in Node: the CommonJS entry, so both module systems share one implementation.
 import entry from './index.cjs';
 
-export const { createAttention, version, readSafetensors, attentionArgsFromStateDict, isKeyMasked, kvHeadOf } = entry;
+export const {
+  createAttention,
+  loadModel,
+  version,
+  readSafetensors,
+  attentionArgsFromStateDict,
+  isKeyMasked,
+  kvHeadOf,
+} = entry;

@@ -7,6 +7,8 @@
 //   index.mjs, node.mjs, index.cjs           the entries; create.cjs is the API bundled for CommonJS
 //   safetensors.mjs, state-dict.mjs, …       weight loading (pure JavaScript; in create.cjs too)
 //   attention-rules.mjs                      from lib/: the K/V-head and masked-key rules (in create.cjs too)
+//   load-model.mjs, model-*.mjs, config.mjs, … loadModel and its model object (in create.cjs too)
+//   vendor/tokenizers.mjs (+ .cjs, .LICENSE)  @huggingface/tokenizers, loaded only when a model has a tokenizer
 //   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
 import { build, transform } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
@@ -19,7 +21,14 @@ const dist = join(root, 'dist');
 const wasmBuild = join(root, 'build', 'wasm');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The modules index.cjs takes from create.cjs, bundled from their ES sources.
-const CJS_MODULES = ['create.mjs', 'safetensors.mjs', 'state-dict.mjs', 'attention-rules.mjs'];
+const CJS_MODULES = [
+  'create.mjs',
+  'safetensors.mjs',
+  'state-dict.mjs',
+  'attention-rules.mjs',
+  'model-engine.mjs',
+  'load-model.mjs',
+];
 // The package's JavaScript, from bindings/ (what talks to the module) and lib/ (plain JavaScript, no
 // engine). dist/ holds them side by side, so each relative import is rewritten to its file's name.
 const API_SOURCES = [
@@ -31,6 +40,13 @@ const API_SOURCES = [
   'heap.mjs',
   'kv-cache.mjs',
   'layer-args.mjs',
+  'engine-model-stage.mjs',
+  'load-model.mjs',
+  'model-args.mjs',
+  'model-engine.mjs',
+  'model-generate.mjs',
+  'model-object.mjs',
+  'model-source.mjs',
   'prepared-layer.mjs',
   'pthread-worker.mjs',
   'warm-up.mjs',
@@ -46,9 +62,21 @@ const API_SOURCES = [
     'lib/readers/safetensors.mjs',
     'lib/readers/half-float.mjs',
     'lib/readers/state-dict.mjs',
+    'lib/random.mjs',
+    'lib/model/config.mjs',
+    'lib/model/checkpoint.mjs',
+    'lib/model/tokenizer.mjs',
+    'lib/model/sampling.mjs',
   ]);
+// Packages whose code dist/ carries in vendor/, each imported by relative path (static hosts and CDNs
+// need no bundler or import map). They are build inputs (devDependencies): a user installs nothing
+// more. lib/model/tokenizer.mjs, the only importer, is reached by a dynamic import() in loadModel.
+const VENDORED = {
+  '@huggingface/tokenizers': { name: 'tokenizers', esm: 'dist/tokenizers.mjs', cjs: 'dist/tokenizers.cjs' },
+};
 
 mkdirSync(join(dist, 'node'), { recursive: true });
+mkdirSync(join(dist, 'vendor'), { recursive: true });
 const written = new Set();
 
 // Writes only what changed: a test that packs the package (prepack runs this) must not rewrite
@@ -94,12 +122,25 @@ for (const name of BUILDS) {
 }
 
 const withVersion = (text) => text.replaceAll('__VERSION__', version);
-const flatImports = (text) => text.replace(/((?:from|import)\s*\(?\s*')\.\.?\/(?:[^'/]+\/)*([^'/]+)'/g, "$1./$2'");
+const flatImports = (text) =>
+  text
+    .replace(/((?:from|import)\s*\(?\s*')\.\.?\/(?:[^'/]+\/)*([^'/]+)'/g, "$1./$2'")
+    .replace(/((?:from|import)\s*\(?\s*')([^'.][^']*)'/g, (whole, head, specifier) =>
+      Object.hasOwn(VENDORED, specifier) ? `${head}./vendor/${VENDORED[specifier].name}.mjs'` : whole,
+    );
 const distNames = API_SOURCES.map((source) => basename(source));
 if (new Set(distNames).size !== distNames.length)
   throw new Error('assemble-dist: two sources share a file name, which dist/ cannot hold');
 for (const source of API_SOURCES) {
   writeFileSync(join(dist, basename(source)), flatImports(withVersion(readFileSync(join(root, source), 'utf8'))));
+}
+// The vendored packages: their ES module (dist/'s modules import it), their CommonJS build (create.cjs
+// requires it, lazily), and their licence.
+for (const [pkg, { name, esm, cjs }] of Object.entries(VENDORED)) {
+  const folder = join(root, 'node_modules', pkg);
+  copyFileSync(join(folder, esm), join(dist, 'vendor', `${name}.mjs`));
+  copyFileSync(join(folder, cjs), join(dist, 'vendor', `${name}.cjs`));
+  copyFileSync(join(folder, 'LICENSE'), join(dist, 'vendor', `${name}.LICENSE`));
 }
 const types = withVersion(readFileSync(join(root, 'bindings', 'index.d.ts'), 'utf8'));
 for (const name of ['index.d.ts', 'index.d.mts', 'index.d.cts']) writeFileSync(join(dist, name), types);
@@ -111,11 +152,25 @@ await build({
   format: 'cjs',
   platform: 'neutral',
   logLevel: 'warning',
+  // import() of a bundled module becomes a lazy require: the tokenizer's code runs (and its vendored
+  // CommonJS build loads) only when loadModel meets a tokenizer.
+  supported: { 'dynamic-import': false },
+  plugins: [
+    {
+      name: 'vendored-commonjs',
+      setup(b) {
+        b.onResolve({ filter: /^\.\/vendor\/[^/]+\.mjs$/ }, ({ path }) => ({
+          path: path.replace(/\.mjs$/, '.cjs'),
+          external: true,
+        }));
+      },
+    },
+  ],
 });
 written.add(join(dist, 'create.cjs'));
 
 // Anything else in dist/ is left from an older build and must not reach the package.
-for (const folder of [dist, join(dist, 'node')]) {
+for (const folder of [dist, join(dist, 'node'), join(dist, 'vendor')]) {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);
     if (entry.isFile() && !written.has(path)) {

@@ -30,6 +30,10 @@ struct RopeConfig {
   std::size_t dim = 0;  // 0: no rotary embedding; else even, ≤ head_dim_qk
   double base = 10000.0;
   bool interleaved = false;
+  // dim/2 angles per position step, pair k turning by position · inverse_frequencies[k] (a model's
+  // scaled RoPE: linear, llama3). Null: base^(−2k/dim). Layer::init copies them; its config() then
+  // points at its own copy.
+  const double* inverse_frequencies = nullptr;
 };
 
 struct LayerConfig {
@@ -215,7 +219,8 @@ class Layer {
 
   LayerConfig config_;
   Projection q_, k_, v_, o_;
-  FloatBuffer alibi_;  // [num_heads] slopes when config_.alibi
+  FloatBuffer alibi_;          // [num_heads] slopes when config_.alibi
+  DoubleBuffer inverse_freq_;  // [rope.dim / 2] when given: config_.rope.inverse_frequencies points here
 };
 
 // The K and V of earlier tokens, for every batch element and K/V head, packed as the attention

@@ -1,4 +1,4 @@
-// Owning, 64-byte aligned float buffer whose allocation can fail without throwing or aborting:
+// Owning, 64-byte aligned buffers whose allocation can fail without throwing or aborting:
 // WebAssembly memory is finite and an out-of-memory must reach JavaScript as a RangeError.
 #pragma once
 
@@ -8,13 +8,14 @@
 
 namespace wa {
 
-class FloatBuffer {
+template <class T>
+class AlignedBuffer {
  public:
-  FloatBuffer() = default;
-  FloatBuffer(const FloatBuffer&) = delete;
-  FloatBuffer& operator=(const FloatBuffer&) = delete;
-  FloatBuffer(FloatBuffer&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
-  FloatBuffer& operator=(FloatBuffer&& other) noexcept {
+  AlignedBuffer() = default;
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  AlignedBuffer(AlignedBuffer&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
+  AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {
     if (this != &other) {
       std::free(data_);
       data_ = other.data_;
@@ -22,23 +23,29 @@ class FloatBuffer {
     }
     return *this;
   }
-  ~FloatBuffer() { std::free(data_); }
+  ~AlignedBuffer() { std::free(data_); }
 
   // False when the memory is not available (the buffer is then empty).
   bool allocate(std::size_t count) {
-    std::free(data_);
-    data_ = nullptr;
+    release();
     if (count == 0) count = 1;
-    if (count > SIZE_MAX / sizeof(float) - 16) return false;
+    if (count > SIZE_MAX / sizeof(T) - 16) return false;
     void* p = nullptr;
-    if (posix_memalign(&p, 64, count * sizeof(float)) != 0) return false;
-    data_ = static_cast<float*>(p);
+    if (posix_memalign(&p, 64, count * sizeof(T)) != 0) return false;
+    data_ = static_cast<T*>(p);
     return true;
   }
-  float* get() const { return data_; }
+  void release() {
+    std::free(data_);
+    data_ = nullptr;
+  }
+  T* get() const { return data_; }
 
  private:
-  float* data_ = nullptr;
+  T* data_ = nullptr;
 };
+
+using FloatBuffer = AlignedBuffer<float>;
+using DoubleBuffer = AlignedBuffer<double>;
 
 }  // namespace wa

@@ -54,8 +54,9 @@ Status Layer::forward(const ForwardArgs& a, const Plan& plan) const {
   Scratch s(plan);
   if (!s.allocate(scratch_sizes(c, shape_of(a), plan))) return Status::out_of_memory;
   if (c.rope.dim) {
-    rope_table(a.position_offset, L, c.rope.dim, c.rope.base, s.rope_q);
-    rope_table(cache ? cache->length_ : 0, cache ? L : S, c.rope.dim, c.rope.base, s.rope_k);
+    const double* inv = c.rope.inverse_frequencies;
+    rope_table(a.position_offset, L, c.rope.dim, c.rope.base, inv, s.rope_q);
+    rope_table(cache ? cache->length_ : 0, cache ? L : S, c.rope.dim, c.rope.base, inv, s.rope_k);
   }
   for (std::size_t b = 0; b < a.batch; ++b) {
     // With an out projection of the same width (one head at a time), the heads' results are gathered

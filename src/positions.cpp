@@ -17,6 +17,21 @@ void rope_table(std::size_t pos0, std::size_t count, std::size_t dim, double bas
   }
 }
 
+void rope_table(std::size_t pos0, std::size_t count, std::size_t dim, double base, const double* inverse_frequencies,
+                float* cos_sin) {
+  if (!inverse_frequencies) return rope_table(pos0, count, dim, base, cos_sin);
+  const std::size_t pairs = dim / 2;
+  for (std::size_t r = 0; r < count; ++r) {
+    const double p = static_cast<double>(pos0 + r);
+    float* row = cos_sin + r * dim;
+    for (std::size_t k = 0; k < pairs; ++k) {
+      const double phi = p * inverse_frequencies[k];
+      row[2 * k] = static_cast<float>(std::cos(phi));
+      row[2 * k + 1] = static_cast<float>(std::sin(phi));
+    }
+  }
+}
+
 void apply_rope(float* x, std::size_t rows, std::size_t ld, const float* cos_sin, std::size_t dim, bool interleaved) {
   const std::size_t pairs = dim / 2;
   // Element indices of pair k: (k, k + dim/2) or (2k, 2k + 1).

@@ -13,6 +13,9 @@
 namespace wa {
 
 void rope_table(std::size_t pos0, std::size_t count, std::size_t dim, double base, float* cos_sin);
+// The same with φ = (pos0 + r) · inverse_frequencies[k] (dim/2 of them), or the above when they are null.
+void rope_table(std::size_t pos0, std::size_t count, std::size_t dim, double base, const double* inverse_frequencies,
+                float* cos_sin);
 
 // (a, b) → (a·cos φ − b·sin φ, b·cos φ + a·sin φ) for each pair of the first dim entries of each row.
 void apply_rope(float* x, std::size_t rows, std::size_t ld, const float* cos_sin, std::size_t dim, bool interleaved);

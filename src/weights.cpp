@@ -78,7 +78,7 @@ void pack_weights(const PackJob* jobs, std::size_t count) {
 bool valid_config(const LayerConfig& c, const LayerWeights& w) {
   return c.q_in && c.k_in && c.v_in && c.num_heads && c.head_dim_qk && c.head_dim_v && w.wq && w.wk && w.wv &&
          (!c.out_projection || w.wo) && c.num_kv_heads && c.num_heads % c.num_kv_heads == 0 && c.rope.dim % 2 == 0 &&
-         c.rope.dim <= c.head_dim_qk && (!c.rope.dim || c.rope.base > 0.0);
+         c.rope.dim <= c.head_dim_qk && (!c.rope.dim || c.rope.base > 0.0 || c.rope.inverse_frequencies);
 }
 
 }  // namespace
@@ -118,6 +118,7 @@ Status Layer::init_borrowed(const LayerConfig& c, const LayerWeights& w) { retur
 Status Layer::init_projections(const LayerConfig& c, const LayerWeights& w, bool borrow) {
   if (!valid_config(c, w)) return Status::invalid_argument;
   config_ = c;
+  config_.rope.inverse_frequencies = nullptr;  // the layer's own copy, below
   const std::size_t h = c.num_heads, kv = c.num_kv_heads;
   Status s = allocate_projection(q_, w.wq, w.bq, h, c.head_dim_qk, c.q_in, borrow);
   if (s == Status::ok) s = allocate_projection(k_, w.wk, w.bk, kv, c.head_dim_qk, c.k_in, borrow);
@@ -125,6 +126,11 @@ Status Layer::init_projections(const LayerConfig& c, const LayerWeights& w, bool
   if (s == Status::ok && c.out_projection)
     s = allocate_projection(o_, w.wo, w.bo, 1, c.output_width(), c.attn_width(), borrow);
   if (s != Status::ok) return s;
+  if (c.rope.dim && c.rope.inverse_frequencies) {
+    if (!inverse_freq_.allocate(c.rope.dim / 2)) return Status::out_of_memory;
+    std::memcpy(inverse_freq_.get(), c.rope.inverse_frequencies, c.rope.dim / 2 * sizeof(double));
+    config_.rope.inverse_frequencies = inverse_freq_.get();
+  }
   const PackJob jobs[] = {{&q_, w.wq, h}, {&k_, w.wk, kv}, {&v_, w.wv, kv}, {&o_, w.wo, 1}};
   if (!borrow) pack_weights(jobs, c.out_projection ? 4 : 3);
   if (!c.alibi) return Status::ok;

@@ -120,4 +120,9 @@ void gemm_packed_accumulate(std::size_t m, std::size_t n, std::size_t k, const f
   gemm_panels<true>(m, n, k, a, lda, packed, packed_k, nullptr, c, ldc);
 }
 
+void gemm_packed_add(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* packed,
+                     std::size_t packed_k, const float* bias, float* c, std::size_t ldc) {
+  gemm_panels<true>(m, n, k, a, lda, packed, packed_k, bias, c, ldc);
+}
+
 }  // namespace wa

@@ -57,4 +57,9 @@ bool gemm_uses_relaxed_simd();
 void gemm_packed_accumulate(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
                             const float* packed, std::size_t packed_k, float* c, std::size_t ldc);
 
+// C = (A·B + bias) + C: a linear layer's output added to a residual stream in one pass, with the
+// bits of computing A·B + bias first and adding it after (bias may be null).
+void gemm_packed_add(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* packed,
+                     std::size_t packed_k, const float* bias, float* c, std::size_t ldc);
+
 }  // namespace wa

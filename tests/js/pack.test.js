@@ -102,6 +102,17 @@ afterAll(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+// loadModel from the installed package: a fixture checkpoint's folder, its reference's greedy tokens.
+const MODEL = path.join(ROOT, 'tests', 'fixtures', 'models', 'gpt2');
+const MODEL_EXPECTED = JSON.parse(fs.readFileSync(path.join(MODEL, 'expected.json'), 'utf8'));
+const USE_MODEL = `
+const attn = await createAttention();
+const model = await loadModel(attn, ${JSON.stringify(MODEL)});
+const { ids, text } = await model.generate(${JSON.stringify(MODEL_EXPECTED.prompt)}, { maxNewTokens: 3, stopAtEos: false });
+console.log(JSON.stringify({ ids: Array.from(ids), decoded: text === model.decode(ids) }));
+attn.dispose();
+`;
+
 test('the tarball holds the entries, types, the six builds and their workers, and no sources or tests', () => {
   const want = [
     'package.json',
@@ -114,6 +125,12 @@ test('the tarball holds the entries, types, the six builds and their workers, an
     'dist/index.d.ts',
     'dist/index.d.mts',
     'dist/index.d.cts',
+    'docs/models.md',
+    'dist/load-model.mjs',
+    'dist/tokenizer.mjs',
+    'dist/vendor/tokenizers.mjs',
+    'dist/vendor/tokenizers.cjs',
+    'dist/vendor/tokenizers.LICENSE',
   ];
   for (const build of ['wasm-attention-simd', 'wasm-attention-relaxed', 'wasm-attention-scalar']) {
     want.push(
@@ -131,7 +148,7 @@ test('the tarball holds the entries, types, the six builds and their workers, an
   const stray = files.filter(
     (f) =>
       /^package\/(src|tests|bindings|build|node_modules|bench)\//.test(f) ||
-      (/\.cjs$/.test(f) && !/dist\/(index|create)\.cjs$/.test(f)),
+      (/\.cjs$/.test(f) && !/dist\/(index|create|vendor\/tokenizers)\.cjs$/.test(f)),
   );
   expect(stray).toEqual([]);
 });
@@ -166,6 +183,20 @@ test('types and exports pass @arethetypeswrong/cli (node10, node16 CJS and ESM, 
     { encoding: 'utf8' },
   );
   if (lint.status !== 0 || !/All good/.test(lint.stdout)) throw new Error(`publint:\n${lint.stdout}\n${lint.stderr}`);
+});
+
+test.each([
+  ['use-model.mjs', `import { createAttention, loadModel } from 'wasm-attention';\n${USE_MODEL}`],
+  [
+    'use-model.cjs',
+    `const { createAttention, loadModel } = require('wasm-attention');\n(async () => {${USE_MODEL}})().catch((e) => { console.error(e); process.exit(1); });`,
+  ],
+])('installed package loads a model from %s', (script, code) => {
+  fs.writeFileSync(path.join(proj, script), code);
+  const r = spawnSync(process.execPath, [script], { cwd: proj, encoding: 'utf8', timeout: 60000 });
+  if (r.status !== 0) throw new Error(`node ${script} exited ${r.status}:\n${r.stderr}\n${r.stdout}`);
+  const got = JSON.parse(r.stdout.trim().split('\n').pop());
+  expect(got).toEqual({ ids: MODEL_EXPECTED.greedy.slice(0, 3), decoded: true });
 });
 
 test.each(['use.mjs', 'use.cjs'])('installed package works from %s', (script) => {

@@ -56,7 +56,7 @@ const readme = fs.existsSync(README) ? fs.readFileSync(README, 'utf8') : '';
 
 test('README.md exists and has Usage examples', () => {
   expect(readme).not.toBe('');
-  expect(usageHeadings(readme).length).toBeGreaterThanOrEqual(3); // the quick start, KV-cache decoding, loading weights
+  expect(usageHeadings(readme).length).toBeGreaterThanOrEqual(4); // the quick start, KV-cache decoding, loading weights, a model
 });
 
 test.each((readme ? usageHeadings(readme) : []).map((h) => [readme.split(/\r?\n/)[h], h]))(
@@ -73,6 +73,14 @@ test.each((readme ? usageHeadings(readme) : []).map((h) => [readme.split(/\r?\n/
       fs.copyFileSync(
         path.join(ROOT, 'tests', 'fixtures', 'safetensors', 'llama-gqa-f16.safetensors'),
         path.join(tmp, 'model.safetensors'),
+      );
+      // The folder the model example loads: a tiny sharded llama checkpoint with its tokenizer.
+      fs.cpSync(
+        path.join(ROOT, 'tests', 'fixtures', 'models', 'llama-gqa-llama3-sharded'),
+        path.join(tmp, 'my-model'),
+        {
+          recursive: true,
+        },
       );
     }
     const mod = asModule(snippet);

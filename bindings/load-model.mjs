@@ -1,0 +1,59 @@
+// loadModel(attn, source, options): a checkpoint as Hugging Face publishes it → a model whose every
+// token runs in the engine (docs/models.md). The steps: the source's files (model-source.mjs), the
+// tokenizer (loaded by a dynamic import, so an attention-only page never fetches it), the plan of
+// tensors by name (lib/model/checkpoint.mjs), the engine's copy of the weights (model-engine.mjs),
+// and the object users hold (model-object.mjs).
+import { planCheckpoint } from '../lib/model/checkpoint.mjs';
+import { engineOf } from './api.mjs';
+import { describe } from './checks.mjs';
+import { LOAD_OPTIONS, callback, optionsOf, storageDtype } from './model-args.mjs';
+import { createEngineModel } from './model-engine.mjs';
+import { makeModel } from './model-object.mjs';
+import { readModelSource, throwIfAborted } from './model-source.mjs';
+
+const FN = 'loadModel';
+
+function loadOptions(options) {
+  const c = optionsOf(FN, options, LOAD_OPTIONS);
+  const opts = {
+    dtype: storageDtype(c, 'dtype'),
+    onProgress: callback(c, 'onProgress'),
+    fetch: callback(c, 'fetch'),
+    signal: c.args.signal,
+    fetchOptions: c.args.fetchOptions,
+  };
+  const { signal, fetchOptions } = opts;
+  if (
+    signal !== undefined &&
+    (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || !('reason' in signal))
+  ) {
+    throw c.typeError('signal', 'an AbortSignal', signal);
+  }
+  if (fetchOptions !== undefined && (fetchOptions === null || typeof fetchOptions !== 'object')) {
+    throw c.typeError('fetchOptions', "an object of fetch()'s options (headers, credentials, …)", fetchOptions);
+  }
+  return opts;
+}
+
+/**
+ * @param files the Node entry's file access ({ readFile, join, resolve, fileURLToPath }), or null
+ *   where there are no files (browsers, workers: every source string is a URL)
+ */
+export async function loadModelWith(files, attn, source, options) {
+  const engine = engineOf(attn);
+  if (engine === undefined) {
+    throw new TypeError(`${FN}: attn must be an engine made by createAttention, got ${describe(attn)}`);
+  }
+  if (attn.disposed) throw new Error(`${FN}: this engine was disposed; create a new one with createAttention`);
+  const opts = loadOptions(options);
+  const { config, tokenizer: tokenizerJson, weights } = await readModelSource(FN, source, files, opts);
+  let tokenizer = null;
+  if (tokenizerJson !== null) {
+    const { createTokenizer } = await import('../lib/model/tokenizer.mjs');
+    tokenizer = createTokenizer(tokenizerJson);
+  }
+  const plan = planCheckpoint(config, weights);
+  throwIfAborted(opts.signal);
+  if (attn.disposed) throw new Error(`${FN}: the engine was disposed while the model loaded`);
+  return makeModel(attn, createEngineModel(engine, plan, { dtype: opts.dtype }), tokenizer);
+}

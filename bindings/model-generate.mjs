@@ -1,0 +1,182 @@
+// model.generate: the prompt fed once, then one token at a time through a session (the caller's, or
+// a temporary one disposed at the end), each next token chosen by lib/model/sampling.mjs from the
+// last position's logits; the event loop gets a turn between tokens, so a page stays responsive and
+// onToken's work (drawing, printing) shows as it happens.
+import { createSampler } from '../lib/model/sampling.mjs';
+import { GENERATE_OPTIONS, attentionSelection, callback, count, number, optionsOf, tokenIds } from './model-args.mjs';
+
+const FN = 'generate';
+
+// A turn of the event loop (a macrotask: timers, I/O, rendering run), without the 4 ms clamp that
+// nested setTimeout(0) has in browsers: scheduler.yield where there is one, setImmediate in Node,
+// else a MessageChannel message.
+let channel = null;
+const waiting = [];
+function nextMessage() {
+  if (channel === null) {
+    channel = new MessageChannel();
+    channel.port1.onmessage = () => waiting.shift()();
+  }
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    channel.port2.postMessage(null);
+  });
+}
+export function yieldToEventLoop() {
+  const scheduler = globalThis.scheduler;
+  if (scheduler && typeof scheduler.yield === 'function') return scheduler.yield();
+  if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
+  if (typeof MessageChannel === 'function') return nextMessage();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Each new token's piece of text, so that the pieces join to the decoded text of the new tokens:
+ * a window of recent tokens is decoded with and without the newest one, and the difference is the
+ * piece (decoders strip a leading space, merge bytes into characters: the window gives them context).
+ * A character whose bytes span several tokens comes with the token that completes it.
+ */
+function textPieces(tokenizer) {
+  const ids = [];
+  let start = 0; // the window: ids[start..] decoded; ids[start..read) already given out
+  let read = 0;
+  return (id, last) => {
+    ids.push(id);
+    const before = tokenizer.decode(ids.slice(start, read));
+    const now = tokenizer.decode(ids.slice(start));
+    if (now.length > before.length && now.startsWith(before) && (last || !now.endsWith('\uFFFD'))) {
+      start = read;
+      read = ids.length;
+      return now.slice(before.length);
+    }
+    return '';
+  };
+}
+
+/**
+ * Each listed layer's attention [heads, T, keys] → the last query's rows [heads, keys]: how the
+ * position that chose the next token attends to every token up to it.
+ */
+function lastRows(attention, heads, T) {
+  if (T === 1) return attention;
+  return attention.map((a) => {
+    if (a === null) return null;
+    const keys = a.length / (heads * T);
+    const rows = new Float32Array(heads * keys);
+    for (let h = 0; h < heads; h++) rows.set(a.subarray(((h + 1) * T - 1) * keys, (h + 1) * T * keys), h * keys);
+    return rows;
+  });
+}
+
+/** Reads and checks generate's options; nothing runs or changes before they pass. */
+function generateOptions(m, prompt, options) {
+  const c = optionsOf(FN, options, GENERATE_OPTIONS);
+  const o = {
+    maxNewTokens: count(c, 'maxNewTokens', 32),
+    temperature: number(c, 'temperature', 0, (t) => t >= 0 && Number.isFinite(t), 'a finite number ≥ 0'),
+    topK: count(c, 'topK', 0),
+    topP: number(c, 'topP', 1, (p) => p > 0 && p <= 1, 'a number in (0, 1]'),
+    seed: number(c, 'seed', undefined, Number.isSafeInteger, 'an integer'),
+    stopAtEos: c.bool('stopAtEos', true),
+    onToken: callback(c, 'onToken'),
+    attention: attentionSelection(c, m.config),
+    cache: m.sessionCache(c, FN),
+  };
+  let ids;
+  if (typeof prompt === 'string') ids = m.tokenizerOf(FN).encode(prompt);
+  else ids = prompt;
+  o.ids = tokenIds(FN, 'prompt', ids, m.config.vocabSize);
+  if (o.ids.length === 0) {
+    throw new RangeError(
+      `${FN}: prompt must hold at least one token, got ${typeof prompt === 'string' ? 'text that encodes to none' : 'none'}`,
+    );
+  }
+  // Room: a caller's session ends holding the prompt and every new token; a temporary one needs no
+  // room for the last token, which is never fed.
+  const needed = o.ids.length + o.maxNewTokens - (o.cache === null ? 1 : 0);
+  const what = `prompt (${o.ids.length} tokens) and maxNewTokens (${o.maxNewTokens})`;
+  if (o.cache !== null) {
+    const room = o.cache.maxLength - o.cache.length;
+    if (needed > room) {
+      throw new RangeError(
+        `${FN}: the ${what} must fit in the session, which holds ${o.cache.length} of its maxLength ${o.cache.maxLength} ` +
+          `tokens (room for ${room}): truncate it, or lower maxNewTokens`,
+      );
+    }
+  } else if (m.config.positions === 'learned' && needed > m.config.maxPositions) {
+    throw new RangeError(
+      `${FN}: the ${what} need ${needed} positions, past maxPositions = ${m.config.maxPositions} ` +
+        `(a ${m.config.modelType} model learns one embedding per position): lower maxNewTokens`,
+    );
+  }
+  return o;
+}
+
+export async function generateTokens(m, prompt, options) {
+  m.alive(FN);
+  if (!m.config.causal) {
+    throw new TypeError(`${FN}: a ${m.config.modelType} model is an encoder: it does not generate (use forward)`);
+  }
+  const o = generateOptions(m, prompt, options);
+  const sample = createSampler({ temperature: o.temperature, topK: o.topK, topP: o.topP, seed: o.seed });
+  const eos = new Set(o.stopAtEos ? m.config.eosTokenIds : []);
+  // Pieces are for onToken: without one, nothing to decode until the end.
+  const piece = m.tokenizer && o.onToken ? textPieces(m.tokenizer) : () => null;
+  const own = o.cache === null && o.maxNewTokens > 0;
+  const cache = own ? m.createCache(o.ids.length + o.maxNewTokens - 1) : o.cache;
+  const out = [];
+  let expected = 0; // the session's length as generate left it
+  try {
+    const feed = (ids, logits) => {
+      const result = m.forward(ids, cache, logits === 'none' ? null : o.attention, logits, null);
+      expected = cache === null ? 0 : cache.length;
+      result.tokens = ids.length;
+      return result;
+    };
+    if (o.maxNewTokens === 0) {
+      if (cache !== null) feed(o.ids, 'none');
+      return { ids: new Int32Array(0), text: m.tokenizer ? '' : null };
+    }
+    let step = feed(o.ids, 'last');
+    for (;;) {
+      const id = sample(step.logits);
+      out.push(id);
+      const last = out.length === o.maxNewTokens || eos.has(id);
+      const text = piece(id, last);
+      let stop = last;
+      if (o.onToken) {
+        const info = { id, text, logits: step.logits };
+        if (o.attention !== null) info.attention = lastRows(step.attention, o.attention.heads.length, step.tokens);
+        let answer = o.onToken(info);
+        if (answer !== null && typeof answer === 'object' && typeof answer.then === 'function') answer = await answer;
+        if (answer === false) stop = true;
+      }
+      if (stop && !own) {
+        // The caller's session ends holding every new token, ready for what they feed next.
+        m.alive(FN);
+        checkUnchanged(cache, expected);
+        feed(Int32Array.of(id), 'none');
+      }
+      if (stop) break;
+      await yieldToEventLoop();
+      m.alive(FN);
+      checkUnchanged(cache, expected);
+      step = feed(Int32Array.of(id), 'last');
+    }
+  } finally {
+    if (own) cache.dispose();
+  }
+  const ids = Int32Array.from(out);
+  return { ids, text: m.tokenizer ? m.tokenizer.decode(ids) : null };
+}
+
+// generate appends to the session between its turns of the event loop; anything else that changed
+// it meanwhile (a forward, a truncate) would leave the positions wrong.
+function checkUnchanged(cache, expected) {
+  if (cache.disposed) throw new Error(`${FN}: the session was disposed while generate was running`);
+  if (cache.length !== expected) {
+    throw new Error(
+      `${FN}: the session changed while generate was running (length ${cache.length}, generate left it at ${expected})`,
+    );
+  }
+}
