@@ -6,7 +6,7 @@ const $ = (id) => document.getElementById(id);
 
 function describeModel(c, vocab) {
   return (
-    `${c.nLayers} layers × ${c.nHeads} heads (${c.nKvHeads} key/value heads, grouped-query), d_model ${c.dModel}, ` +
+    `${c.numLayers} layers × ${c.numHeads} heads (${c.numKvHeads} key/value heads, grouped-query), d_model ${c.hiddenSize}, ` +
     `heads of ${c.headDim}, rotary positions (RoPE), ${vocab.length.toLocaleString('en')} tokens (one per character).`
   );
 }

@@ -137,9 +137,15 @@ test('stopping at the poem’s end gives the fixture’s tokens up to its first 
   expect(end).toBeGreaterThan(0);
   expect(r.done).toBe('poemStart');
   expect(r.run.ids.slice(r.run.promptLength)).toEqual(DEFAULT_CASE.greedy.slice(0, end));
-  expect(r.status).toBe(
-    `${end} characters generated: the model ended the poem (its next token would start a new one).`,
+  expect(r.status).toMatch(
+    new RegExp(
+      `^${end} characters generated: the model ended the poem \\(its next token would start a new one\\)\\. ` +
+        'The worker took \\d+(\\.\\d\\d)? ms per character \\(median\\)\\.$',
+    ),
   );
+  // the worker's time for each generated token, as it measured it
+  expect(r.run.tokenMs).toHaveLength(end);
+  for (const ms of r.run.tokenMs) expect(ms).toBeGreaterThan(0);
 });
 
 test('Stop ends a sampled generation early; the same seed samples the same poem', async () => {
