@@ -4,7 +4,7 @@
 import { Checker, describe, typedArrayName, typedLength } from './checks.mjs';
 
 const INTEGER_ARRAYS = ['Int32Array', 'Uint32Array', 'Int16Array', 'Uint16Array', 'Int8Array', 'Uint8Array'];
-export const FORWARD_OPTIONS = new Set(['session', 'attention', 'logits', 'tokenTypeIds']);
+export const FORWARD_OPTIONS = new Set(['session', 'attention', 'logits', 'tokenTypeIds', 'hiddenStates']);
 export const SESSION_OPTIONS = new Set(['maxLength', 'kvDtype']);
 export const GENERATE_OPTIONS = new Set([
   'maxNewTokens',
@@ -91,6 +91,29 @@ export function attentionSelection(c, config) {
         : indexList(c, 'attention.layers', layers, config.numLayers, 'layer'),
     heads: heads === undefined ? all(config.numHeads) : indexList(c, 'attention.heads', heads, config.numHeads, 'head'),
   };
+}
+
+/**
+ * hiddenStates: false | true | { layers } → null or the entries to copy out, each in 0 … numLayers
+ * (entry l is layer l's input; numLayers the final hidden states), as transformers'
+ * output_hidden_states numbers them. `layers` left out: every entry.
+ */
+export function hiddenStatesSelection(c, config) {
+  const value = c.args.hiddenStates;
+  if (value === undefined || value === false || value === null) return null;
+  const every = Array.from({ length: config.numLayers + 1 }, (_, i) => i);
+  if (value === true) return every;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw c.typeError('hiddenStates', 'true, false or { layers: number[] }', value);
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'layers' && value[key] !== undefined) {
+      throw new TypeError(`${c.fn}: hiddenStates has an unknown key ${key} (known: layers)`);
+    }
+  }
+  const { layers } = value;
+  if (layers === undefined) return every;
+  return indexList(c, 'hiddenStates.layers', layers, config.numLayers + 1, 'hidden state');
 }
 
 /** logits: 'all' (default) | 'last' | 'none'. */

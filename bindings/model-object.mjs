@@ -5,6 +5,7 @@ import {
   FORWARD_OPTIONS,
   SESSION_OPTIONS,
   attentionSelection,
+  hiddenStatesSelection,
   logitsChoice,
   optionsOf,
   storageDtype,
@@ -93,8 +94,8 @@ export function makeModel(attn, engineModel, tokenizer) {
       }
     },
     // The engine's forward, on arguments already checked.
-    forward(ids, cache, selection, logits, tokenTypeIds) {
-      return engineModel.forward(ids, { cache, logits, attention: selection, tokenTypeIds });
+    forward(ids, cache, selection, logits, tokenTypeIds, hiddenStates = null) {
+      return engineModel.forward(ids, { cache, logits, attention: selection, tokenTypeIds, hiddenStates });
     },
   };
 
@@ -168,10 +169,16 @@ export function makeModel(attn, engineModel, tokenizer) {
       const selection = attentionSelection(c, full);
       const logits = logitsChoice(c);
       const tokenTypeIds = tokenTypes(c, tokens.length);
+      const states = hiddenStatesSelection(c, full);
       m.checkRoom(fn, 'ids', tokens.length, cache);
       m.alive(fn); // an element getter of a number[] may have disposed it
-      const out = m.forward(tokens, cache, selection, logits, tokenTypeIds);
-      return { logits: out.logits, attention: out.attention, hidden: out.hidden };
+      const out = m.forward(tokens, cache, selection, logits, tokenTypeIds, states);
+      return {
+        logits: out.logits,
+        attention: out.attention,
+        hidden: out.hidden,
+        hiddenStates: out.hiddenStates ?? null,
+      };
     },
     createSession(options) {
       const fn = 'createSession';
