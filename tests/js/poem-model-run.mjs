@@ -177,7 +177,7 @@ await section('headSteps', async () => {
   const out = [];
   const heapBefore = heap();
   for (const [layer, head, query] of picks) {
-    const s = await session.headSteps(layer, head, query);
+    const s = session.headSteps(layer, head, query);
     const { map } = maps[layer * c.numHeads + head];
     const plain = Object.fromEntries(
       Object.entries(s).map(([k, v]) => [
@@ -187,9 +187,18 @@ await section('headSteps', async () => {
     );
     out.push({ layer, head, query, n, steps: plain, cachedRow: map.slice(query * n, (query + 1) * n) });
   }
+  const heapAfter = heap(); // the steps keep nothing in the engine
+  // After a truncate and other tokens, the steps follow what the session now holds.
+  session.truncate(n - 2);
+  const fedAgain = session.feed([5, 6]); // attention per layer [heads, 2, n]
+  const [layer, head] = [1, 2];
+  const again = session.headSteps(layer, head, n - 1);
+  const truncated = {
+    weights: Array.from(again.weights),
+    cachedRow: Array.from(fedAgain.attention[layer].subarray((head * 2 + 1) * n, (head * 2 + 2) * n)),
+  };
   session.dispose();
-  // the layers' input models stay loaded for the next steps (freed with the model: see dispose)
-  return { picks: out, heapBefore, heapAfter: heap() };
+  return { picks: out, heapBefore, heapAfter, truncated };
 });
 
 await section('sampling', async () => {

@@ -147,9 +147,9 @@ describe('attention maps', () => {
 });
 
 describe('headSteps', () => {
-  test("each layer's input comes from a model of its own, loaded on first use and kept", () => {
+  test("each layer's input comes from the model's own hidden states: nothing stays in the engine", () => {
     const { heapBefore, heapAfter } = section('headSteps');
-    expect(heapAfter).toBeGreaterThan(heapBefore); // freed with the model: see dispose below
+    expect(heapAfter).toBe(heapBefore);
   });
 
   test("weights agree with the cached path's; the steps agree with each other", () => {
@@ -182,6 +182,11 @@ describe('headSteps', () => {
       );
       expectAllClose(steps.output, output, `${what}: output against Σ weights·values`);
     }
+  });
+
+  test('after a truncate and new tokens, the steps follow what the session holds', () => {
+    const { weights, cachedRow } = section('headSteps').truncated;
+    expectAllClose(weights, cachedRow, 'layer 1 head 2, the last query, after truncate and feed');
   });
 });
 
@@ -299,7 +304,7 @@ describe('errors leave things usable', () => {
   });
 });
 
-test("dispose frees the model, its sessions and the layers' input models; later calls throw", () => {
+test('dispose frees the model and its sessions; later calls throw', () => {
   const d = section('dispose');
   expect(d.inUse).toBeGreaterThan(d.baseline); // the model's weights
   expect(d.withSession).toBeGreaterThan(d.inUse); // a session's caches
