@@ -459,6 +459,14 @@ export interface GenerateOptions {
   attention?: AttentionSelection;
 }
 
+/** Extension: what model.createSampler takes (generate's sampling options). */
+export interface SamplerOptions {
+  /** 0 (default) is greedy: the first maximal logit. */ temperature?: number;
+  /** 0 (default): every token. */ topK?: number;
+  /** 1 (default): every token. */ topP?: number;
+  /** An integer: the same tokens as generate with this seed, given the same logits. */ seed?: number;
+}
+
 export interface GenerateResult {
   /** The new tokens only (not the prompt). */ ids: Int32Array;
   /** Their decoded text (special tokens skipped); null without a tokenizer. */ text: string | null;
@@ -478,6 +486,8 @@ export interface Model {
   /** Decoders only (a TypeError for bert). */ createSession(options?: SessionOptions): ModelSession;
   /** prompt: text (encoded with special tokens) or ids. Resolves to the new tokens. */
   generate(prompt: string | TokenIds, options?: GenerateOptions): Promise<GenerateResult>;
+  /** Extension: generate's token chooser, logits → a token id (for a decoding loop of one's own). */
+  createSampler(options?: SamplerOptions): (logits: Float32Array | Float64Array | readonly number[]) => number;
   /** Frees the model's memory and its sessions'; later calls throw. A second dispose does nothing. */
   dispose(): void;
   /** Extension: true once it or its engine was disposed. */ readonly disposed: boolean;

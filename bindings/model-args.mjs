@@ -17,6 +17,8 @@ export const GENERATE_OPTIONS = new Set([
   'onToken',
   'attention',
 ]);
+// What model.createSampler takes: generate's sampling options, checked alike (samplingOptions).
+export const SAMPLER_OPTIONS = new Set(['temperature', 'topK', 'topP', 'seed']);
 export const LOAD_OPTIONS = new Set(['dtype', 'onProgress', 'signal', 'fetch', 'fetchOptions']);
 const LOGITS = ['all', 'last', 'none'];
 const REDUCED_DTYPES = ['f16', 'bf16', 'int8'];
@@ -168,4 +170,17 @@ export function number(c, name, fallback, ok, expected) {
   if (typeof value !== 'number') throw c.typeError(name, expected, value);
   if (!ok(value)) throw c.rangeError(name, expected, value);
   return value;
+}
+
+/**
+ * temperature, topK, topP and seed, as generate and model.createSampler take them (lib/model/sampling.mjs's
+ * createSampler reads the result).
+ */
+export function samplingOptions(c) {
+  return {
+    temperature: number(c, 'temperature', 0, (t) => t >= 0 && Number.isFinite(t), 'a finite number ≥ 0'),
+    topK: count(c, 'topK', 0),
+    topP: number(c, 'topP', 1, (p) => p > 0 && p <= 1, 'a number in (0, 1]'),
+    seed: number(c, 'seed', undefined, Number.isSafeInteger, 'an integer'),
+  };
 }

@@ -3,15 +3,18 @@
 // The engine side is bindings/model-engine.mjs's engine model; this file owns what users see.
 import {
   FORWARD_OPTIONS,
+  SAMPLER_OPTIONS,
   SESSION_OPTIONS,
   attentionSelection,
   hiddenStatesSelection,
   logitsChoice,
   optionsOf,
+  samplingOptions,
   storageDtype,
   tokenIds,
 } from './model-args.mjs';
 import { generateTokens } from './model-generate.mjs';
+import { createSampler } from '../lib/model/sampling.mjs';
 import { describe } from './checks.mjs';
 
 // Every session ever made, by its object → { model, cache }: a session of another model is told
@@ -202,6 +205,12 @@ export function makeModel(attn, engineModel, tokenizer) {
     },
     generate(prompt, options) {
       return generateTokens(m, prompt, options);
+    },
+    // The token chooser generate uses, for a decoding loop of one's own over forward and sessions.
+    createSampler(options) {
+      const fn = 'createSampler';
+      m.alive(fn);
+      return createSampler(samplingOptions(optionsOf(fn, options, SAMPLER_OPTIONS)));
     },
     dispose() {
       if (disposed) return;

@@ -245,6 +245,19 @@ describe.each(fixtureNames())('%s', (name) => {
       expect([Array.from(k1.ids), Array.from(p0.ids)]).toEqual([greedy.slice(0, 4), greedy.slice(0, 4)]);
     });
 
+    test("createSampler (extension) draws generate's tokens from generate's logits, with the same options", async () => {
+      const options = { temperature: 1.3, topK: 5, topP: 0.9, seed: 11 };
+      const rows = [];
+      const made = await model().generate(ids, {
+        ...options,
+        maxNewTokens: 8,
+        stopAtEos: false,
+        onToken: ({ logits }) => void rows.push(logits),
+      });
+      const next = model().createSampler(options);
+      expect(rows.map((row) => next(row))).toEqual(Array.from(made.ids));
+    });
+
     test('with a session: it ends holding the prompt and every new token; continuing from it', async () => {
       const session = model().createSession({ maxLength: T + greedy.length });
       const first = await model().generate(ids, { session, maxNewTokens: 3, stopAtEos: false });
@@ -388,6 +401,7 @@ describe('dispose and the heap', () => {
       expect(call).toThrow(/this model was disposed/);
     }
     await expect(model.generate([1])).rejects.toThrow(/this model was disposed/);
+    expect(() => model.createSampler()).toThrow(/^createSampler: this model was disposed/);
     expect(session.disposed).toBe(true);
     model.dispose();
   });

@@ -224,13 +224,6 @@ describe('choosing tokens', () => {
     expect(s.greedy).toEqual(s.modelGreedy);
   });
 
-  test("the chooser picks what the package's sampler picks from the whole row (ties, NaN, ±∞, small rows)", () => {
-    const { compared, differ, badTopK } = section('chooser');
-    expect(compared).toBe(4 * 7 * 3 * 42);
-    expect(differ).toEqual([]);
-    expect(badTopK).toMatchObject({ name: 'RangeError', message: expect.stringMatching(/topK/) });
-  });
-
   test('bad arguments are named errors', () => {
     const e = section('sampling').errors;
     expect(e.k0).toMatchObject({ name: 'RangeError', message: expect.stringMatching(/topTokens: k/) });
@@ -278,9 +271,11 @@ describe('errors leave things usable', () => {
       'generateEmpty',
       'generateBadTemperature',
       'generateBadTopCount',
+      'generateBadTopK',
     ]) {
       expect([k, e[k] && e[k].name]).toEqual([k, 'RangeError']);
     }
+    expect(e.generateBadTopK.message).toMatch(/^createSampler: topK must be an integer ≥ 0, got -1$/);
     expect(e.notArray.name).toBe('TypeError');
     expect(e.lengthAfterBad).toBe(4);
     // after the errors the session goes on as if they never happened
