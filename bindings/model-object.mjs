@@ -14,25 +14,13 @@ import {
   tokenIds,
 } from './model-args.mjs';
 import { generateTokens } from './model-generate.mjs';
+import { CONFIG_KEYS } from '../lib/model/config.mjs';
 import { createSampler } from '../lib/model/sampling.mjs';
 import { describe } from './checks.mjs';
 
 // Every session ever made, by its object → { model, cache }: a session of another model is told
 // apart from something that is no session at all.
 const SESSIONS = new WeakMap();
-
-// The contract's model.config: these keys, in this order, and nothing else.
-const CONFIG_KEYS = [
-  'modelType',
-  'numLayers',
-  'hiddenSize',
-  'numHeads',
-  'numKvHeads',
-  'headDim',
-  'vocabSize',
-  'maxPositions',
-  'causal',
-];
 
 /**
  * @param attn the public engine (for its `disposed`, which tells why a model stopped working)

@@ -7,10 +7,11 @@
 const path = require('path');
 const { loadModel, readSafetensors } = require('wasm-attention');
 const { useEngines } = require('./engines');
-const { fixtureNames, loadFixture, FIXTURES } = require('./model-modules');
+const { fixtureNames, loadFixture, modelModules, FIXTURES } = require('./model-modules');
 const { offTolerance, rows, attentionSlice } = require('./model-api-cases');
 
 const engines = useEngines([1, 2]);
+const { CONFIG_KEYS } = modelModules(); // the contract's keys in order (model-config.test.js checks the list)
 
 // model.config of each fixture, as its config.json gives it (head_dim 16 ≠ 32/4 in the sharded llama).
 // prettier-ignore
@@ -22,17 +23,6 @@ const CONFIGS = {
   'mistral-window': ['mistral', 2, 32, 4, 1, 8, 328, 64, true],
   'qwen2-bias-tied-bf16': ['qwen2', 2, 32, 4, 2, 8, 320, 64, true],
 };
-const CONFIG_KEYS = [
-  'modelType',
-  'numLayers',
-  'hiddenSize',
-  'numHeads',
-  'numKvHeads',
-  'headDim',
-  'vocabSize',
-  'maxPositions',
-  'causal',
-];
 
 const eosIds = (config) => [config.eos_token_id ?? []].flat();
 /** expected.greedy up to and including its first end-of-sequence token: what generate returns by default. */
