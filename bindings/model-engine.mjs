@@ -243,7 +243,8 @@ export function createEngineModel(engine, plan, options = {}) {
     const states = hiddenStates ? new Set(hiddenStates) : new Set();
     for (const i of states) {
       if (!Number.isInteger(i) || i < 0 || i > config.numLayers) {
-        throw new RangeError(`${fn}: hiddenStates must list entries from 0 to ${config.numLayers}, got ${describe(i)}`);
+        const given = typeof i === 'number' ? i : describe(i);
+        throw new RangeError(`${fn}: hiddenStates must list entries from 0 to ${config.numLayers}, got ${given}`);
       }
     }
     const stateCount = T * config.hiddenSize;
