@@ -382,6 +382,21 @@ export type AttentionSelection = boolean | { layers?: readonly number[]; heads?:
 /** Attention by layer: [heads, T, keys] for a listed layer, null for the others. */
 export type LayerAttention = (Float32Array | null)[];
 
+/**
+ * Extension. Which hidden states to return: true (every entry), false (none), or some entries
+ * (`layers` left out: every one; each index 0 … numLayers at most once).
+ */
+export type HiddenStatesSelection = boolean | { layers?: readonly number[] };
+
+/**
+ * Extension. Hidden states [T, hiddenSize] by entry, numLayers + 1 of them, as transformers'
+ * output_hidden_states: entry 0 the embedding output (bert: after its embedding LayerNorm), entry l
+ * the input of layer l (the residual stream before its input norm), entry numLayers the final hidden
+ * states (the same values as `hidden`: after the final norm; bert: the last layer's output). null for
+ * an entry not asked.
+ */
+export type HiddenStates = (Float32Array | null)[];
+
 export interface ForwardOptions {
   /** A session of this model: the tokens are appended to it and positions continue from its length. */
   session?: ModelSession;
@@ -389,6 +404,8 @@ export interface ForwardOptions {
   /** 'all' [T, vocabSize] (default), 'last' [vocabSize]; extension: 'none' (no LM head: null). */
   logits?: 'all' | 'last' | 'none';
   /** bert only: one token type per id (default zeros). */ tokenTypeIds?: TokenIds;
+  /** Extension, default false: the residual stream at every layer's input (see HiddenStates). */
+  hiddenStates?: HiddenStatesSelection;
 }
 
 export interface ForwardResult {
@@ -397,6 +414,7 @@ export interface ForwardResult {
   /** null unless asked for. */ attention: LayerAttention | null;
   /** [T, hiddenSize]: the final hidden states (after the last norm; bert: the last layer's output). */
   hidden: Float32Array;
+  /** Extension: null unless asked for. */ hiddenStates: HiddenStates | null;
 }
 
 /** A decoder's KV caches (every layer, inside the engine) for incremental decoding. */
@@ -441,6 +459,14 @@ export interface GenerateOptions {
   attention?: AttentionSelection;
 }
 
+/** Extension: what model.createSampler takes (generate's sampling options). */
+export interface SamplerOptions {
+  /** 0 (default) is greedy: the first maximal logit. */ temperature?: number;
+  /** 0 (default): every token. */ topK?: number;
+  /** 1 (default): every token. */ topP?: number;
+  /** An integer: the same tokens as generate with this seed, given the same logits. */ seed?: number;
+}
+
 export interface GenerateResult {
   /** The new tokens only (not the prompt). */ ids: Int32Array;
   /** Their decoded text (special tokens skipped); null without a tokenizer. */ text: string | null;
@@ -460,6 +486,8 @@ export interface Model {
   /** Decoders only (a TypeError for bert). */ createSession(options?: SessionOptions): ModelSession;
   /** prompt: text (encoded with special tokens) or ids. Resolves to the new tokens. */
   generate(prompt: string | TokenIds, options?: GenerateOptions): Promise<GenerateResult>;
+  /** Extension: generate's token chooser, logits → a token id (for a decoding loop of one's own). */
+  createSampler(options?: SamplerOptions): (logits: Float32Array | Float64Array | readonly number[]) => number;
   /** Frees the model's memory and its sessions'; later calls throw. A second dispose does nothing. */
   dispose(): void;
   /** Extension: true once it or its engine was disposed. */ readonly disposed: boolean;

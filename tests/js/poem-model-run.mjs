@@ -5,8 +5,6 @@
 import fs from 'node:fs';
 import * as pkg from '../../dist/node.mjs';
 import { openPoemModel, generate, topTokens } from '../../web/model/index.js';
-import { createChooser } from '../../web/model/choose.js';
-import { createSampler } from '../../dist/sampling.mjs';
 
 const { createAttention } = pkg;
 const ROOT = new URL('../../', import.meta.url);
@@ -177,7 +175,7 @@ await section('headSteps', async () => {
   const out = [];
   const heapBefore = heap();
   for (const [layer, head, query] of picks) {
-    const s = await session.headSteps(layer, head, query);
+    const s = session.headSteps(layer, head, query);
     const { map } = maps[layer * c.numHeads + head];
     const plain = Object.fromEntries(
       Object.entries(s).map(([k, v]) => [
@@ -187,9 +185,18 @@ await section('headSteps', async () => {
     );
     out.push({ layer, head, query, n, steps: plain, cachedRow: map.slice(query * n, (query + 1) * n) });
   }
+  const heapAfter = heap(); // the steps keep nothing in the engine
+  // After a truncate and other tokens, the steps follow what the session now holds.
+  session.truncate(n - 2);
+  const fedAgain = session.feed([5, 6]); // attention per layer [heads, 2, n]
+  const [layer, head] = [1, 2];
+  const again = session.headSteps(layer, head, n - 1);
+  const truncated = {
+    weights: Array.from(again.weights),
+    cachedRow: Array.from(fedAgain.attention[layer].subarray((head * 2 + 1) * n, (head * 2 + 2) * n)),
+  };
   session.dispose();
-  // the layers' input models stay loaded for the next steps (freed with the model: see dispose)
-  return { picks: out, heapBefore, heapAfter: heap() };
+  return { picks: out, heapBefore, heapAfter, truncated };
 });
 
 await section('sampling', async () => {
@@ -230,45 +237,6 @@ await section('sampling', async () => {
       t0: await thrown(() => topTokens(logits, 3, 0)),
       notLogits: await thrown(() => topTokens('x', 3)),
     },
-  };
-});
-
-// The demo's chooser against the package's sampler on rows made to be awkward: ties at the k-th
-// logit, NaN, ±∞, fewer candidates than k, none at all; float32 rows, float64 rows and arrays.
-await section('chooser', () => {
-  let state = 12345;
-  const uniform = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
-  const rows = [];
-  for (let r = 0; r < 40; r++) {
-    const row = Array.from({ length: 300 }, () => Math.round((uniform() * 8 - 4) * 4) / 4); // many ties
-    if (r % 4 === 1) for (let i = 0; i < 30; i++) row[Math.floor(uniform() * 300)] = NaN;
-    if (r % 4 === 2) for (let i = 0; i < 250; i++) row[Math.floor(uniform() * 300)] = -Infinity;
-    if (r % 8 === 3) row[17] = Infinity;
-    rows.push(row);
-  }
-  rows.push(Array(300).fill(-Infinity), Array(300).fill(NaN));
-  const kinds = [(row) => Float32Array.from(row), (row) => Float64Array.from(row), (row) => row.slice()];
-  let compared = 0;
-  const differ = [];
-  for (const temperature of [0, 0.5, 1, 2]) {
-    for (const topK of [0, 1, 5, 20, 299, 300, 500]) {
-      for (const seed of [1, 2, 3]) {
-        const kind = kinds[seed - 1];
-        const choose = createChooser({ temperature, topK, seed });
-        const next = createSampler({ temperature, topK, seed });
-        for (const row of rows) {
-          const a = choose(kind(row));
-          const b = next(kind(row));
-          compared++;
-          if (a !== b) differ.push({ temperature, topK, seed, a, b });
-        }
-      }
-    }
-  }
-  return {
-    compared,
-    differ: differ.slice(0, 5),
-    badTopK: thrownSync(() => createChooser({ temperature: 1, topK: -1 })),
   };
 });
 
@@ -314,6 +282,7 @@ await section('errors', async () => {
   empty2.feed([0]);
   const generateBadTemperature = await thrown(() => generate(empty2, { temperature: -1 }));
   const generateBadTopCount = await thrown(() => generate(empty2, { topCount: 0 }));
+  const generateBadTopK = await thrown(() => generate(empty2, { temperature: 1, topK: -1 }));
   empty2.dispose();
   s.dispose();
   const heapBeforeOpens = heap();
@@ -345,6 +314,7 @@ await section('errors', async () => {
     generateEmpty,
     generateBadTemperature,
     generateBadTopCount,
+    generateBadTopK,
     heapBeforeOpens,
     badEngine: await thrown(() => openPoemModel(pkg, {}, files)),
     badPackage: await thrown(() => openPoemModel({}, attn, files)),

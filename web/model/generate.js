@@ -1,8 +1,7 @@
 // Token-by-token continuation of a session: choose the next token from the last logits, feed it,
 // report it with the candidates it was chosen from and its attention rows, repeat. The choice is the
-// package's sampler (the one model.generate uses: temperature, then top-k, then a seeded draw; see
-// choose.js), so a seed gives the same poem here as in model.generate.
-import { createChooser } from './choose.js';
+// model's createSampler (the chooser model.generate uses: temperature, then top-k, then a seeded
+// draw), so a seed gives the same poem here as in model.generate.
 
 const POEM_START_ID = 0;
 
@@ -31,7 +30,7 @@ export function generate(
   if (session.length === 0) {
     throw new RangeError('generate: the session is empty; feed the prompt first (starting with the poem start, id 0)');
   }
-  const next = createChooser({ temperature, topK, seed });
+  const next = session.model.model.createSampler({ temperature, topK, seed });
   const model = session.model;
   const topTemperature = temperature > 0 ? temperature : 1;
 

@@ -2,10 +2,9 @@
 // package's loadModel: every token runs in the engine, embedding to logits. What this file adds is
 // what the demo needs around the model: the character vocabulary (labels, and the characters a
 // prompt may use), the most likely next tokens, sessions that remember their tokens, and the
-// worked steps of one head (head-steps.js, over layer-inputs.js).
+// worked steps of one head (head-steps.js, from the hidden states model.forward gives).
 import { createSession } from './session.js';
 import { topTokens } from './sampling.js';
-import { createLayerInputs } from './layer-inputs.js';
 
 export const POEM_START = '<s>';
 
@@ -34,10 +33,9 @@ const isBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v);
  */
 export async function openPoemModel(pkg, attn, { config: configJson, tokenizer, weights } = {}) {
   checkPackage(pkg);
-  // The tensors stay here too: head steps need the attention weights and build models of their own.
+  // The tensors stay here too: head steps need each layer's attention weights and input norm.
   const file = isBytes(weights) ? pkg.readSafetensors(weights) : weights;
   const model = await pkg.loadModel(attn, { config: configJson, weights: file, tokenizer });
-  let layerInputs = null;
   try {
     const config = model.config;
     // Each token's own text, as the tokenizer writes it ('<s>' kept): labels, and the known characters.
@@ -56,10 +54,15 @@ export async function openPoemModel(pkg, attn, { config: configJson, tokenizer, 
       headDim: config.headDim,
       rope: { base: configJson.rope_theta },
     }));
-    layerInputs = createLayerInputs(pkg.loadModel, attn, configJson, file.tensors);
+    const inputNorms = Array.from(
+      { length: config.numLayers },
+      (_, l) => file.tensors[`model.layers.${l}.input_layernorm.weight`].data,
+    );
+    // transformers' LlamaConfig default when config.json leaves it out
+    const normEps = configJson.rms_norm_eps ?? 1e-6;
     const sessions = new Set();
     let disposed = false;
-    const internals = { attn, model, config, layerArgs, layerInputs };
+    const internals = { attn, model, config, layerArgs, inputNorms, normEps };
 
     const poem = {
       config,
@@ -107,19 +110,17 @@ export async function openPoemModel(pkg, attn, { config: configJson, tokenizer, 
         sessions.add(session);
         return session;
       },
-      /** Frees the model, its sessions and the head steps' models (the engine stays the caller's). */
+      /** Frees the model and its sessions (the engine stays the caller's). */
       dispose() {
         if (disposed) return;
         disposed = true;
         for (const s of [...sessions]) s.dispose();
-        layerInputs.dispose();
         model.dispose();
       },
     };
     internals.poem = poem;
     return poem;
   } catch (e) {
-    layerInputs?.dispose();
     model.dispose();
     throw e;
   }

@@ -1,8 +1,10 @@
 // One sequence of the poem model: a session of loadModel's model (the KV caches of every layer, in
 // the engine), the tokens fed so far and the logits after the last one. Feeding runs the model over
-// the new tokens only and returns the attention of every layer and head; the worked steps of one
-// head are recomputed on request (head-steps.js) from that layer's input (layer-inputs.js).
-import { headSteps } from './head-steps.js';
+// the new tokens only and returns the attention of every layer and head; it also keeps each layer's
+// input for every token (the forward's hidden states, copied out as the engine computes them), from
+// which the worked steps of one head are recomputed on request (head-steps.js) without running the
+// model again.
+import { attentionInput, headSteps } from './head-steps.js';
 
 function checkIndex(fn, name, value, limit) {
   if (!Number.isInteger(value) || value < 0 || value >= limit) {
@@ -12,14 +14,32 @@ function checkIndex(fn, name, value, limit) {
 
 /**
  * internals: { attn, model (loadModel's), config (model.config), layerArgs (each layer's attention
- * arguments, for the one-shot head steps), layerInputs, poem (the public model) }.
+ * arguments, for the one-shot head steps), inputNorms (each layer's input RMSNorm weight), normEps,
+ * poem (the public model) }.
  */
 export function createSession(internals, { maxLength = internals.config.maxPositions } = {}, onDispose = () => {}) {
-  const { attn, model, config: c, layerArgs, layerInputs } = internals;
+  const { attn, model, config: c, layerArgs, inputNorms, normEps } = internals;
   const session = model.createSession({ maxLength }); // checks maxLength
   let tokens = [];
   let logits = null; // after the last token fed
   let disposed = false;
+  // Layer l's input rows [tokens, hiddenSize] (the residual stream before its RMSNorm), for every
+  // token fed: grown as tokens come, rows past `tokens.length` left over from before a truncate.
+  const everyLayer = { layers: Array.from({ length: c.numLayers }, (_, l) => l) };
+  let layerInputs = Array.from({ length: c.numLayers }, () => new Float32Array(0));
+
+  function keepLayerInputs(hiddenStates, from, count) {
+    const E = c.hiddenSize;
+    layerInputs = layerInputs.map((rows, l) => {
+      let kept = rows;
+      if (kept.length < (from + count) * E) {
+        kept = new Float32Array(Math.max((from + count) * E, 2 * rows.length));
+        kept.set(rows.subarray(0, from * E));
+      }
+      kept.set(hiddenStates[l], from * E);
+      return kept;
+    });
+  }
 
   function alive(fn) {
     if (disposed || session.disposed)
@@ -54,8 +74,14 @@ export function createSession(internals, { maxLength = internals.config.maxPosit
      */
     feed(ids, { allLogits = false } = {}) {
       alive('feed');
-      const out = model.forward(ids, { session, attention: true, logits: allLogits ? 'all' : 'last' });
+      const out = model.forward(ids, {
+        session,
+        attention: true,
+        logits: allLogits ? 'all' : 'last',
+        hiddenStates: everyLayer,
+      });
       const count = ids.length;
+      keepLayerInputs(out.hiddenStates, tokens.length, count);
       tokens = tokens.concat(Array.from(ids));
       logits = allLogits ? out.logits.slice((count - 1) * c.vocabSize) : out.logits;
       const result = { logits: logits.slice(), attention: out.attention };
@@ -65,18 +91,19 @@ export function createSession(internals, { maxLength = internals.config.maxPosit
 
     /**
      * The worked steps of one head for the token at position `query` over every token fed (see
-     * head-steps.js) → a Promise: the layer's inputs come from a model loaded on first use.
+     * head-steps.js), from the layer's input kept as the tokens were fed: its RMSNorm is what the
+     * layer's attention read.
      */
-    async headSteps(layer, head, query) {
+    headSteps(layer, head, query) {
       alive('headSteps');
       checkIndex('session.headSteps', 'layer', layer, c.numLayers);
       checkIndex('session.headSteps', 'head', head, c.numHeads);
       if (tokens.length === 0)
         throw new RangeError('session.headSteps: the session has no tokens yet; feed some first');
       checkIndex('session.headSteps', 'query', query, tokens.length);
-      const ids = Int32Array.from(tokens);
-      const inputs = await layerInputs.of(layer, ids);
-      return headSteps(attn, layerArgs[layer], inputs, ids.length, head, query);
+      const n = tokens.length;
+      const inputs = attentionInput(layerInputs[layer], inputNorms[layer], normEps, n, c.hiddenSize);
+      return headSteps(attn, layerArgs[layer], inputs, n, head, query);
     },
 
     /**
@@ -105,6 +132,7 @@ export function createSession(internals, { maxLength = internals.config.maxPosit
       session.dispose();
       tokens = [];
       logits = null;
+      layerInputs = [];
       onDispose(poemSession);
     },
   };
