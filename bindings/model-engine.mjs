@@ -117,6 +117,7 @@ export function createEngineModel(engine, plan, options = {}) {
 
   const record = {
     handle,
+    weightBytes: weightsNeeded, // the module's count of the weights it holds (attn.memory())
     engineDisposed: false,
     caches: new Set(), // records of this model's live caches
     release() {
@@ -156,6 +157,7 @@ export function createEngineModel(engine, plan, options = {}) {
     if (cacheHandle === 0) throw tooLarge(fn, `a session of maxLength ${maxLength}`, bytes, heapMaxBytes, advice);
     const cacheRecord = {
       handle: cacheHandle,
+      bytes, // the module's count (attn.memory())
       maxLength,
       engineDisposed: false,
       release() {

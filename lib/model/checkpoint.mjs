@@ -6,6 +6,7 @@
 //
 // Layouts are kept as stored: nn.Linear `[out, in]` ('out,in'), GPT-2's Conv1D `[in, out]`
 // ('in,out', its c_attn fused as q | k | v along `out`). Nothing is copied or converted here.
+import { floatsOfBf16, floatsOfF16 } from '../readers/half-float.mjs';
 import { readSafetensors } from '../readers/safetensors.mjs';
 import { describe, typedArrayName } from '../values.mjs';
 import { readModelConfig } from './config.mjs';
@@ -91,6 +92,16 @@ export function readShardedCheckpoint(index, shards) {
 
 // ---------------------------------------------------------------- the families' tensor names
 
+// readSafetensors(bytes, { widen: false }) keeps F16/BF16 bit patterns in a Uint16Array (a
+// Float16Array holds values and is copied into the engine as they are): the plan gets their exact
+// float32 values, one tensor at a time, so the checkpoint's own arrays stay as the user gave them.
+function widened(t) {
+  if (typedArrayName(t.data) !== 'Uint16Array') return t;
+  if (t.dtype === 'F16') return { ...t, data: floatsOfF16(t.data) };
+  if (t.dtype === 'BF16') return { ...t, data: floatsOfBf16(t.data) };
+  return t;
+}
+
 /** Looks tensors up under a prefix, checks them, and remembers which names were used. */
 class Lookup {
   constructor(tensors, prefix) {
@@ -130,7 +141,7 @@ class Lookup {
       );
     }
     this.used.add(found);
-    return t;
+    return widened(t);
   }
 
   // weight [out, in] (or [in, out]) and an optional bias [out]
