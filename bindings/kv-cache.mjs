@@ -35,10 +35,11 @@ export const createKvCache = (engine, fn, layerRecord, layer, args) =>
     const needed = wire.call(stage, 'kvCacheBytes');
     if (needed > wire.heapMaxBytes) throw outOfMemory(fn, needed, wire.heapMaxBytes);
     const handle = wire.created(fn, 'cache', wire.call(stage, 'createKvCache'), needed);
-    const cacheRecord = { handle, bytes: needed, layer: layerRecord, batch, maxLength, engineDisposed: false };
+    const cacheRecord = { handle, layer: layerRecord, batch, maxLength, engineDisposed: false };
     engine.liveCaches.add(cacheRecord);
     const cache = cacheObject(engine, `${fn}()`, cacheRecord);
     engine.caches.set(cache, cacheRecord);
+    cacheRecord.bytes = needed; // the module's count, for attn.memory()
     return cache;
   });
 

@@ -157,7 +157,6 @@ export function createEngineModel(engine, plan, options = {}) {
     if (cacheHandle === 0) throw tooLarge(fn, `a session of maxLength ${maxLength}`, bytes, heapMaxBytes, advice);
     const cacheRecord = {
       handle: cacheHandle,
-      bytes, // the module's count (attn.memory())
       maxLength,
       engineDisposed: false,
       release() {
@@ -167,6 +166,7 @@ export function createEngineModel(engine, plan, options = {}) {
       },
     };
     record.caches.add(cacheRecord);
+    cacheRecord.bytes = bytes; // the module's count, for attn.memory()
     const cacheAlive = (name) => {
       if (cacheRecord.handle !== 0) return;
       throw new Error(
