@@ -92,11 +92,13 @@ export function readShardedCheckpoint(index, shards) {
 
 // ---------------------------------------------------------------- the families' tensor names
 
-// readSafetensors(bytes, { widen: false }) keeps F16/BF16 bit patterns in a Uint16Array (a
-// Float16Array holds values and is copied into the engine as they are): the plan gets their exact
-// float32 values, one tensor at a time, so the checkpoint's own arrays stay as the user gave them.
+// readSafetensors(bytes, { widen: false }) keeps F16 as a Float16Array (where there is one) and
+// F16/BF16 bit patterns in a Uint16Array: the plan gets their exact float32 values (what the engine
+// is given), one tensor at a time, so the checkpoint's own arrays stay as the user gave them.
 function widened(t) {
-  if (typedArrayName(t.data) !== 'Uint16Array') return t;
+  const typed = typedArrayName(t.data);
+  if (typed === 'Float16Array') return { ...t, data: new Float32Array(t.data) }; // exact
+  if (typed !== 'Uint16Array') return t;
   if (t.dtype === 'F16') return { ...t, data: floatsOfF16(t.data) };
   if (t.dtype === 'BF16') return { ...t, data: floatsOfBf16(t.data) };
   return t;

@@ -59,6 +59,17 @@ const RUN = `async ({ entry, sampling }) => {
   results.readOwn = own.data instanceof Float16Array && own.dtype === 'F16'
     && Array.from(new Uint16Array(own.data.buffer)).join() === Array.from(new Uint16Array(stored.buffer)).join();
   results.readWidened = same(readSafetensors(file).tensors.w.data, wide(stored));
+  // A model from an F16 checkpoint read with { widen: false } (Float16Array tensors): the logits of
+  // the widened read, bit for bit.
+  const folder = '../fixtures/models/llama-bias-partial-linear-f16/';
+  const config = await (await fetch(folder + 'config.json')).json();
+  const fileBytes = new Uint8Array(await (await fetch(folder + 'model.safetensors')).arrayBuffer());
+  const halfFile = readSafetensors(fileBytes, { widen: false });
+  results.modelTensors = Object.values(halfFile.tensors).some((t) => t.data instanceof Float16Array);
+  const ids = [1, 5, 9, 2, 7];
+  const m1 = await entry.loadModel(attn, { config, weights: halfFile });
+  const m2 = await entry.loadModel(attn, { config, weights: readSafetensors(fileBytes) });
+  results.model = same(m1.forward(ids).logits, m2.forward(ids).logits);
   results.float16 = typeof Float16Array;
   layer.dispose(); layerWide.dispose(); attn.dispose();
   return results;
@@ -75,6 +86,8 @@ test('Float16Array arguments give the bits of their widened Float32Array, everyw
     greedy: true,
     readOwn: true,
     readWidened: true,
+    modelTensors: true,
+    model: true,
   });
   expect(session.problems).toEqual([]);
 });
