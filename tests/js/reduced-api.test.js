@@ -143,5 +143,12 @@ describe('Float16Array', () => {
     ).toThrow(
       'selfAttention: x must be a Float32Array, Float16Array, Float64Array or number[], got an Int16Array of length 8',
     );
+    const mha = { embedDim: 8, numHeads: 2, query: ramp(8, 0), ...weights(8) };
+    expect(() => attn.multiHeadAttention({ ...mha, attnMask: new Int16Array(1) })).toThrow(
+      'multiHeadAttention: attnMask must be a Uint8Array or boolean[] (masked where true) or a Float32Array, Float16Array or Float64Array (added to the scores), got an Int16Array of length 1',
+    );
+    expect(() => attn.multiHeadAttention({ ...mha, alibi: 'slopes' })).toThrow(
+      'multiHeadAttention: alibi must be true or a Float32Array (or Float16Array, Float64Array, number[]) of numHeads slopes, got the string "slopes"',
+    );
   });
 });
