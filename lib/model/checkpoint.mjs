@@ -5,7 +5,8 @@
 // files. A missing or misshapen tensor is a TypeError naming it.
 //
 // Layouts are kept as stored: nn.Linear `[out, in]` ('out,in'), GPT-2's Conv1D `[in, out]`
-// ('in,out', its c_attn fused as q | k | v along `out`). Nothing is copied or converted here.
+// ('in,out', its c_attn fused as q | k | v along `out`). Nothing is copied or converted here, but
+// 16-bit tensors read with readSafetensors(bytes, { widen: false }), widened exactly as the plan takes them.
 import { floatsOfBf16, floatsOfF16 } from '../readers/half-float.mjs';
 import { readSafetensors } from '../readers/safetensors.mjs';
 import { describe, typedArrayName } from '../values.mjs';
