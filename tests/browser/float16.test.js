@@ -33,6 +33,12 @@ const RUN = `async ({ entry, sampling }) => {
   const results = {};
   const a = attn.multiHeadAttention(call), b = attn.multiHeadAttention(widened(call));
   results.oneShot = same(a.output, b.output) && same(a.weights, b.weights);
+  // Read through its real contents: a subclass that misreports its length changes nothing, a Proxy is refused.
+  class Liar extends Float16Array { get length() { return 1; } }
+  const liar = new Liar(x);
+  results.subclass = same(attn.multiHeadAttention({ ...call, query: liar, key: liar, value: liar }).output, a.output);
+  try { attn.multiHeadAttention({ ...call, query: new Proxy(x, {}) }); results.proxy = 'accepted'; }
+  catch (e) { results.proxy = e.constructor.name; }
   const layer = attn.createMultiHeadAttention({ embedDim: E, numHeads: H, ...weights });
   const layerWide = attn.createMultiHeadAttention(widened({ embedDim: E, numHeads: H, ...weights }));
   const p = layer.forward({ query: x, isCausal: true }), q = layerWide.forward({ query: wide(x), isCausal: true });
@@ -80,6 +86,8 @@ test('Float16Array arguments give the bits of their widened Float32Array, everyw
   expect(got).toEqual({
     float16: 'function',
     oneShot: true,
+    subclass: true,
+    proxy: 'TypeError',
     prepared: true,
     tensorObject: true,
     stateDict: true,
