@@ -117,6 +117,7 @@ export function createEngineModel(engine, plan, options = {}) {
 
   const record = {
     handle,
+    weightBytes: weightsNeeded, // the module's count of the weights it holds (attn.memory())
     engineDisposed: false,
     caches: new Set(), // records of this model's live caches
     release() {
@@ -165,6 +166,7 @@ export function createEngineModel(engine, plan, options = {}) {
       },
     };
     record.caches.add(cacheRecord);
+    cacheRecord.bytes = bytes; // the module's count, for attn.memory()
     const cacheAlive = (name) => {
       if (cacheRecord.handle !== 0) return;
       throw new Error(

@@ -13,9 +13,9 @@ const FN = 'sampling';
 
 function logitRow(logits) {
   const typed = typedArrayName(logits);
-  if (!(typed === 'Float32Array' || typed === 'Float64Array' || Array.isArray(logits))) {
+  if (!(typed === 'Float32Array' || typed === 'Float16Array' || typed === 'Float64Array' || Array.isArray(logits))) {
     throw new TypeError(
-      `${FN}: logits must be a Float32Array, a Float64Array or an array of numbers, got ${describe(logits)}`,
+      `${FN}: logits must be a Float32Array, a Float16Array, a Float64Array or an array of numbers, got ${describe(logits)}`,
     );
   }
   if (logits.length === 0) throw new RangeError(`${FN}: logits is empty`);

@@ -405,7 +405,7 @@ describe('a model', () => {
       expectError(
         () => next('logits'),
         TypeError,
-        /logits must be a Float32Array, a Float64Array or an array of numbers/,
+        /logits must be a Float32Array, a Float16Array, a Float64Array or an array of numbers/,
       );
       expect(next(Float32Array.of(0, 2, 1))).toBe(1); // temperature 0: greedy
     });
