@@ -24,6 +24,22 @@ export function engineOf(attn) {
   return typeof attn === 'object' && attn !== null ? engines.get(attn) : undefined;
 }
 
+// What the engine holds, from the byte counts the module gave when each part was made (the same
+// functions that size them): the WebAssembly memory, the weights of live layers and models, the
+// live KV caches and sessions.
+function memory(engine) {
+  const M = engine.check('memory');
+  let weightBytes = 0;
+  let cacheBytes = 0;
+  for (const layer of engine.liveLayers) weightBytes += layer.bytes;
+  for (const cache of engine.liveCaches) cacheBytes += cache.bytes;
+  for (const resource of engine.resources) {
+    weightBytes += resource.weightBytes ?? 0;
+    for (const cache of resource.caches ?? []) cacheBytes += cache.bytes;
+  }
+  return { heapBytes: M.HEAPU8.buffer.byteLength, weightBytes, cacheBytes };
+}
+
 export function makeApi(Module, info) {
   // What the engine's parts share. M is null once the engine is disposed: its memory can then be
   // collected.
@@ -34,7 +50,8 @@ export function makeApi(Module, info) {
     liveCaches: new Set(), // { handle } of every KV cache not yet disposed
     caches: new WeakMap(), // cache object → its record { handle, layer, batch, maxLength }
     // What other modules made in this engine (models and their caches): each { release() }, called
-    // when the engine is disposed, frees its memory and makes its later calls throw.
+    // when the engine is disposed, frees its memory and makes its later calls throw; and
+    // { weightBytes, caches } for attn.memory() (caches: the live ones' records, each { bytes }).
     resources: new Set(),
     check(fn) {
       if (this.M === null) throw new Error(`${fn}: this engine was disposed; create a new one with createAttention`);
@@ -85,6 +102,7 @@ export function makeApi(Module, info) {
       createPrepared(engine, 'createSelfAttention', SELF_LAYER_ARGS, SELF_FORWARD_ARGS, selfLayer, selfForward, args),
     createMultiHeadAttention: (args) =>
       createPrepared(engine, 'createMultiHeadAttention', MHA_LAYER_ARGS, MHA_FORWARD_ARGS, mhaLayer, mhaForward, args),
+    memory: () => memory(engine),
     memoryStats: () => {
       const m = engine.check('memoryStats');
       // mallinfo counts in a signed 32-bit field: past 2 GiB (the heap may grow to 4) it reads negative.

@@ -11,6 +11,7 @@
 // half-written state.
 
 import { describe, intrinsic, typedArrayName, typedLength } from '../lib/values.mjs';
+import { floatsOfBf16, floatsOfF16 } from '../lib/readers/half-float.mjs';
 
 export { describe, typedArrayName, typedLength };
 
@@ -18,6 +19,7 @@ const lengthOf = intrinsic('length'); // 0 once the buffer is detached or shrunk
 const bufferOf = intrinsic('buffer');
 const byteOffsetOf = intrinsic('byteOffset');
 const isArray = Array.isArray;
+const FLOAT_TYPED = new Set(['Float32Array', 'Float16Array', 'Float64Array']);
 const textOf = (formula) => (typeof formula === 'function' ? formula() : formula);
 // The prototype of the arguments read: nothing inherited, not even from an Object.prototype that
 // user code changed. (Object.create(null) would do, but V8 keeps such objects as slow
@@ -29,6 +31,13 @@ function freshView(value, Ctor) {
   const n = lengthOf.call(value);
   return n === 0 ? new Ctor(0) : new Ctor(bufferOf.call(value), byteOffsetOf.call(value), n);
 }
+
+// A Float16Array (where the JavaScript engine has one) as the Float32Array of its values, exactly:
+// its bits are read through a Uint16Array view, so no global Float16Array is needed here, and a
+// Float16Array of another realm (a frame, a vm context) converts the same way.
+const widenedF16 = (value) => floatsOfF16(freshView(value, Uint16Array));
+// The float arrays a tensor may be, as error messages list them.
+const FLOAT_ARRAYS = 'a Float32Array, Float16Array, Float64Array or number[]';
 
 export class Checker {
   // Reads every known argument once into a plain object; refuses unknown names, so a typo
@@ -114,8 +123,9 @@ export class Checker {
     return out;
   }
 
-  // A tensor: Float32Array, Float64Array or number[]. Returns a Float32Array or Float64Array of
-  // the wrapper's own (see the top of this file), or null when absent and not required. One array
+  // A tensor: Float32Array, Float16Array, Float64Array or number[]. Returns a Float32Array or
+  // Float64Array of the wrapper's own (see the top of this file; a Float16Array's values widened
+  // exactly into a fresh Float32Array), or null when absent and not required. One array
   // given for several arguments (key: x, value: x) gives one result, copied into the heap once.
   tensor(name, { required = true } = {}) {
     const v = this.args[name];
@@ -132,27 +142,30 @@ export class Checker {
     const typed = typedArrayName(v);
     if (typed === 'Float32Array') return freshView(v, Float32Array);
     if (typed === 'Float64Array') return freshView(v, Float64Array);
+    if (typed === 'Float16Array') return widenedF16(v);
     if (typed === undefined && isArray(v)) return this.elements(name, v, 'number', Float32Array);
     if (typed === undefined && typeof v === 'object') return this.tensorObject(name, v);
-    throw this.typeError(name, 'a Float32Array, Float64Array or number[]', v);
+    throw this.typeError(name, FLOAT_ARRAYS, v);
   }
 
   // A tensor object { data, shape } (what readSafetensors returns for each tensor) stands for its
   // data; its shape, when given, must hold exactly as many elements. Each property is read once.
+  // readSafetensors(bytes, { widen: false }) gives F16/BF16 bit patterns as a Uint16Array: with
+  // that dtype, they are widened exactly too.
   tensorObject(name, v) {
-    const expected = 'a Float32Array, Float64Array or number[] (or a tensor object { data, shape } of one)';
+    const expected = `${FLOAT_ARRAYS} (or a tensor object { data, shape } of one, or { dtype: 'F16' | 'BF16', data: Uint16Array })`;
     const data = v.data;
     const shape = v.shape;
+    const dtype = v.dtype;
     const typed = typedArrayName(data);
-    if (
-      data === undefined ||
-      (typed !== 'Float32Array' && typed !== 'Float64Array' && !(typed === undefined && isArray(data)))
-    ) {
-      const dtype = typeof v.dtype === 'string' ? ` of dtype ${v.dtype}` : '';
-      const what = data === undefined ? describe(v) : `a tensor object${dtype} whose data is ${describe(data)}`;
+    const bits = typed === 'Uint16Array' && (dtype === 'F16' || dtype === 'BF16');
+    if (data === undefined || (!bits && !FLOAT_TYPED.has(typed) && !(typed === undefined && isArray(data)))) {
+      const given = typeof dtype === 'string' ? ` of dtype ${dtype}` : '';
+      const what = data === undefined ? describe(v) : `a tensor object${given} whose data is ${describe(data)}`;
       throw new TypeError(`${this.fn}: ${name} must be ${expected}, got ${what}`);
     }
-    const tensor = this.readTensor(`${name}.data`, data);
+    const widen = dtype === 'F16' ? floatsOfF16 : floatsOfBf16;
+    const tensor = bits ? widen(freshView(data, Uint16Array)) : this.readTensor(`${name}.data`, data);
     if (shape !== undefined) {
       const dims = isArray(shape) ? Array.from(shape) : null;
       const count = dims?.every((d) => Number.isSafeInteger(d) && d >= 0) ? dims.reduce((a, b) => a * b, 1) : -1;
@@ -200,7 +213,9 @@ export class Checker {
     if (typed === 'Uint8Array') return { data: freshView(v, Uint8Array), kind: 'boolean' };
     if (typed === 'Float32Array') return { data: freshView(v, Float32Array), kind: 'additive' };
     if (typed === 'Float64Array') return { data: freshView(v, Float64Array), kind: 'additive' };
-    const expected = 'a Uint8Array or boolean[] (masked where true) or a Float32Array (added to the scores)';
+    if (typed === 'Float16Array') return { data: widenedF16(v), kind: 'additive' };
+    const expected =
+      'a Uint8Array or boolean[] (masked where true) or a Float32Array, Float16Array or Float64Array (added to the scores)';
     if (typed === undefined && isArray(v)) {
       const n = v.length;
       const data = new Uint8Array(n);

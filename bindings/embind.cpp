@@ -18,6 +18,7 @@
 #include "../src/attention.h"
 #include "../src/kernels/f32-gemm.h"
 #include "../src/parallel.h"
+#include "wire.h"
 
 namespace {
 
@@ -34,26 +35,12 @@ namespace {
   X(num_kv_heads) X(out_dim) X(rope_dim) X(rope_base_lo) X(rope_base_hi) X(rope_interleaved)          \
   X(alibi) X(alibi_slopes) X(sliding_window) X(position_offset) X(cache) X(max_length)
 
-enum Slot : int {
-#define WA_ENUM(name) slot_##name,
-  WA_SLOTS(WA_ENUM)
-#undef WA_ENUM
-  slot_count
-};
+WA_DEFINE_SLOTS(WA_SLOTS, wireSlots)
 // clang-format on
 
-using Wire = const std::uint32_t*;
-
-template <class T>
-T* ptr(Wire w, Slot s) {
-  return reinterpret_cast<T*>(static_cast<std::uintptr_t>(w[s]));
-}
-
-float f32(Wire w, Slot s) {
-  float value;
-  std::memcpy(&value, &w[s], sizeof value);
-  return value;
-}
+using wa_wire::f32;
+using wa_wire::ptr;
+using wa_wire::Wire;
 
 wa::LayerConfig layer_config(Wire w) {
   wa::LayerConfig config;
@@ -179,7 +166,7 @@ int forward(Wire w, const wa::Layer& layer) {
 // functions share it; the JavaScript wrapper maps selfAttention onto one head without an output
 // projection.
 int oneShot(std::uintptr_t wire) {
-  Wire w = reinterpret_cast<Wire>(wire);
+  Wire w = wa_wire::wire_of(wire);
   wa::Layer layer;
   wa::Status s = init_one_shot_layer(w, layer);
   const int status = s == wa::Status::ok ? forward(w, layer) : static_cast<int>(s);
@@ -187,30 +174,16 @@ int oneShot(std::uintptr_t wire) {
   return status;
 }
 
-// A new T made ready by init(w, object): its handle, or 0 on failure with the reason in the status slot.
-template <class T, class Init>
-std::uintptr_t create(std::uintptr_t wire, Init init) {
-  auto* w = reinterpret_cast<std::uint32_t*>(wire);
-  auto* object = new (std::nothrow) T();
-  const wa::Status s = object ? init(w, *object) : wa::Status::out_of_memory;
-  w[slot_status] = static_cast<std::uint32_t>(s);
-  if (s != wa::Status::ok) {
-    delete object;
-    return 0;
-  }
-  return reinterpret_cast<std::uintptr_t>(object);
-}
-
 // Large weights are packed on every thread; the workers then rest at once (a forward rests them
 // itself, and a one-shot call's forward follows its init without resting in between).
 std::uintptr_t createLayer(std::uintptr_t wire) {
-  const std::uintptr_t handle = create<wa::Layer>(wire, init_layer);
+  const std::uintptr_t handle = wa_wire::create<wa::Layer>(wire, slot_status, init_layer);
   wa::parallel_rest();
   return handle;
 }
 
 int layerForward(std::uintptr_t wire) {
-  Wire w = reinterpret_cast<Wire>(wire);
+  Wire w = wa_wire::wire_of(wire);
   return forward(w, *ptr<const wa::Layer>(w, slot_layer));
 }
 
@@ -219,14 +192,14 @@ void destroyLayer(std::uintptr_t handle) { delete reinterpret_cast<wa::Layer*>(h
 // A KV cache for the layer in the layer slot, of the batch and max_length slots. Returns a handle
 // (0 on failure, with the reason in the status slot).
 std::uintptr_t createKvCache(std::uintptr_t wire) {
-  return create<wa::KvCache>(wire, [](Wire w, wa::KvCache& cache) {
+  return wa_wire::create<wa::KvCache>(wire, slot_status, [](Wire w, wa::KvCache& cache) {
     return cache.init(ptr<const wa::Layer>(w, slot_layer)->config(), w[slot_batch], w[slot_max_length]);
   });
 }
 
 // Bytes createKvCache allocates, from the layer configuration, batch and max_length staged.
 double kvCacheBytes(std::uintptr_t wire) {
-  Wire w = reinterpret_cast<Wire>(wire);
+  Wire w = wa_wire::wire_of(wire);
   return wa::KvCache::bytes(layer_config(w), w[slot_batch], w[slot_max_length]);
 }
 
@@ -242,7 +215,7 @@ void destroyKvCache(std::uintptr_t handle) { delete reinterpret_cast<wa::KvCache
 
 // Sizes the wrapper checks against the memory limit before it allocates (from the layer and
 // forward sizes staged in the wire; no pointer is read). Counts in floats, the rest in bytes.
-double layerBytes(std::uintptr_t wire) { return wa::Layer::weights_bytes(layer_config(reinterpret_cast<Wire>(wire))); }
+double layerBytes(std::uintptr_t wire) { return wa::Layer::weights_bytes(layer_config(wa_wire::wire_of(wire))); }
 
 // The figures forwardSizes writes, in this order (doubles: counts can pass 2^32): the name JavaScript
 // reads each by, and its value in the sizes `z`.
@@ -263,7 +236,7 @@ emscripten::val forwardSizeNames() {
 // Writes the figures of WA_FORWARD_SIZES to out (a block of doubles the wrapper allocated once):
 // cheaper per call than building a JavaScript object.
 void forwardSizes(std::uintptr_t wire, std::uintptr_t out) {
-  Wire w = reinterpret_cast<Wire>(wire);
+  Wire w = wa_wire::wire_of(wire);
   const wa::LayerConfig config = layer_config(w);
   const wa::ForwardShape shape = forward_shape(w);
   const wa::ForwardSizes z = wa::Layer::forward_sizes(config, shape, plan_of(config, shape));
@@ -289,15 +262,6 @@ emscripten::val constants() {
   out.set("maskKind", mask_kind);
   out.set("heapMaxBytes", static_cast<double>(emscripten_get_heap_max()));
   return out;
-}
-
-emscripten::val wireSlots() {
-  emscripten::val slots = emscripten::val::object();
-#define WA_NAME(name) slots.set(#name, static_cast<int>(slot_##name));
-  WA_SLOTS(WA_NAME)
-#undef WA_NAME
-  slots.set("count", static_cast<int>(slot_count));
-  return slots;
 }
 
 // Bytes malloc'd now: the leak checks compare it before and after calls.

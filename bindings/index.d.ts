@@ -1,18 +1,41 @@
 // Types of the wasm-attention package API. The contract: docs/API.md; extras are marked "extension".
 
 /**
- * A flat, row-major tensor. number[] and Float64Array are accepted and converted to float32. Extension:
- * a tensor object { data, shape } (what readSafetensors returns for each tensor) stands for its data,
- * which must then be floating point; a shape, when given, must hold exactly data.length elements.
+ * Float16Array where the program's TypeScript lib declares it (lib "esnext.float16", or "es2025" and
+ * later, as TypeScript 5.7+ ships it), else never: the package accepts one wherever it accepts a
+ * Float32Array when the JavaScript engine has it (Chromium 135+, Firefox 129+, Safari 18.2+, Node 24+),
+ * its values widened exactly.
  */
-export type Tensor = Float32Array | Float64Array | number[] | TensorObject;
+export type Float16ArrayIfDeclared = typeof globalThis extends { Float16Array: { prototype: infer T } } ? T : never;
+
+/**
+ * A flat, row-major tensor. number[], Float16Array and Float64Array are accepted and converted to
+ * float32. Extension: a tensor object { data, shape } (what readSafetensors returns for each tensor)
+ * stands for its data, which must then be floating point (or F16 / BF16 bit patterns in a Uint16Array,
+ * as readSafetensors(bytes, { widen: false }) gives them); a shape, when given, must hold exactly as
+ * many elements as the data.
+ */
+export type Tensor = Float32Array | Float16ArrayIfDeclared | Float64Array | number[] | TensorObject;
 /** Extension: a tensor with its shape, e.g. readSafetensors(…).tensors[name]. */
-export type TensorObject = { data: Float32Array | Float64Array | number[]; shape?: readonly number[] } | SafetensorsTensor;
+export type TensorObject =
+  | { data: Float32Array | Float16ArrayIfDeclared | Float64Array | number[]; shape?: readonly number[] }
+  | SafetensorsTensor;
 /**
  * Uint8Array or boolean[]: masked out where 1 / true (as PyTorch's bool masks).
- * Float32Array or Float64Array: added to the scores (e.g. 0 / -Infinity). A number[] is refused as ambiguous.
+ * Float32Array, Float16Array or Float64Array: added to the scores (e.g. 0 / -Infinity). A number[] is
+ * refused as ambiguous.
  */
-export type Mask = Uint8Array | boolean[] | Float32Array | Float64Array;
+export type Mask = Uint8Array | boolean[] | Float32Array | Float16ArrayIfDeclared | Float64Array;
+
+/**
+ * How a prepared layer or a model stores its weight matrices (arithmetic stays float32): 'f32'
+ * (default); 'f16' / 'bf16', each weight rounded to nearest-even once, when the layer is made;
+ * 'int8', per output row r a scale s_r = max|w_r| / 127 (1 for a zero row) and q = round-half-even(w / s_r)
+ * clamped to ±127, computed with as q·s_r.
+ */
+export type WeightDtype = 'f32' | 'f16' | 'bf16' | 'int8';
+/** How a KV cache stores K (after RoPE) and V: 'f32' (default), or rounded to nearest-even in 'f16' / 'bf16'. */
+export type KvDtype = 'f32' | 'f16' | 'bf16';
 
 /** The six builds' files: SIMD, relaxed SIMD or scalar, single-threaded or pthreads (-mt). */
 export type WasmFileName =
@@ -77,6 +100,7 @@ export interface SelfAttentionLayerArgs {
   /** [dK] */ bq?: Tensor;
   /** [dK] */ bk?: Tensor;
   /** [dV] */ bv?: Tensor;
+  /** createSelfAttention: how the layer stores wq, wk and wv. Default 'f32'. */ weightDtype?: WeightDtype;
 }
 
 export interface SelfAttentionForwardArgs {
@@ -121,6 +145,11 @@ export interface MultiHeadAttentionLayerArgs {
   /** true: the ALiBi paper's slopes; or numHeads slopes. Adds slope_h·(j − pos(i)) to the scores. */
   alibi?: boolean | Tensor;
   /** Key j is masked for query i when pos(i) − j ≥ slidingWindow (an integer ≥ 1). */ slidingWindow?: number;
+  /**
+   * createMultiHeadAttention: how the layer stores its projection matrices (biases stay float32).
+   * Default 'f32'.
+   */
+  weightDtype?: WeightDtype;
 }
 
 export interface MultiHeadAttentionForwardArgs {
@@ -153,6 +182,7 @@ export interface KvCache {
   /** Tokens held. */ readonly length: number;
   readonly maxLength: number;
   readonly batch: number;
+  /** How it stores K and V. */ readonly dtype: KvDtype;
   /** Keeps the first n tokens (0 ≤ n ≤ length). */ truncate(n: number): void;
   /** Frees its memory; a forward with it afterwards throws. */ dispose(): void;
   readonly disposed: boolean;
@@ -161,6 +191,7 @@ export interface KvCache {
 export interface KvCacheArgs {
   /** Most tokens it holds (memory reserved once). */ maxLength: number;
   /** Default 1. */ batch?: number;
+  /** How K and V are stored: 'f32' (default), 'f16' or 'bf16' (rounded to nearest-even). */ dtype?: KvDtype;
 }
 
 export type MultiHeadAttentionArgs = MultiHeadAttentionLayerArgs & MultiHeadAttentionForwardArgs;
@@ -228,6 +259,14 @@ export interface MemoryStats {
   /** Byte length of WebAssembly memory (it only grows). */ memoryBytes: number;
 }
 
+/** What the engine holds, in bytes. */
+export interface EngineMemory {
+  /** The WebAssembly memory's size (it only grows). */ heapBytes: number;
+  /** The weights of its live prepared layers and models, as stored (reduced ones count their reduced bytes). */
+  weightBytes: number;
+  /** Its live KV caches and model sessions, reserved for their maxLength, as stored. */ cacheBytes: number;
+}
+
 export interface Attention {
   readonly info: EngineInfo;
   selfAttention(args: SelfAttentionArgs & { needWeights: false }): WithoutWeights<SelfAttentionResult>;
@@ -238,6 +277,8 @@ export interface Attention {
   multiHeadAttention(args: MultiHeadAttentionArgs): MultiHeadAttentionResult;
   createSelfAttention(args: SelfAttentionLayerArgs): PreparedLayer<SelfAttentionLayerForwardArgs, SelfAttentionResult>;
   createMultiHeadAttention(args: MultiHeadAttentionLayerArgs): MultiHeadAttentionLayer;
+  /** What the engine holds: its memory, its weights and its caches (bytes). */
+  memory(): EngineMemory;
   /** Extension: heap figures, for leak checks and memory budgets. */
   memoryStats(): MemoryStats;
   /**
@@ -260,11 +301,32 @@ export interface SafetensorsTensor {
   dtype: SafetensorsDtype;
   /** Outermost first; [] for a scalar. */ shape: number[];
   /**
-   * F16, BF16, F32, F64: Float32Array (F16 and BF16 exact, F64 rounded to float32). I8 Int8Array, U8 and
-   * BOOL Uint8Array, I16 Int16Array, U16 Uint16Array, I32 Int32Array, U32 Uint32Array, I64 BigInt64Array,
-   * U64 BigUint64Array.
+   * F16, BF16, F32, F64: Float32Array (F16 and BF16 exact, F64 rounded to float32). With { widen: false }:
+   * F16 a Float16Array where the JavaScript engine has one, else a Uint16Array of its bit patterns; BF16 a
+   * Uint16Array of its bit patterns. I8 Int8Array, U8 and BOOL Uint8Array, I16 Int16Array, U16 Uint16Array,
+   * I32 Int32Array, U32 Uint32Array, I64 BigInt64Array, U64 BigUint64Array.
    */
-  data: Float32Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+  data:
+    | Float32Array
+    | Float16ArrayIfDeclared
+    | Int8Array
+    | Uint8Array
+    | Int16Array
+    | Uint16Array
+    | Int32Array
+    | Uint32Array
+    | BigInt64Array
+    | BigUint64Array;
+}
+
+/** Extension: readSafetensors' options. */
+export interface ReadSafetensorsOptions {
+  /**
+   * true (default): F16 and BF16 tensors become Float32Array, exactly. false: they keep their 16-bit
+   * values (F16 as a Float16Array where the JavaScript engine has one, else a Uint16Array of its bit
+   * patterns; BF16 as a Uint16Array of its bit patterns), half the memory.
+   */
+  widen?: boolean;
 }
 
 /** Extension: what readSafetensors returns. Both records have no prototype (a name may be "__proto__"). */
@@ -277,7 +339,10 @@ export interface SafetensorsFile {
  * Extension: reads a .safetensors file (pure JavaScript, no engine needed). A malformed file is a
  * RangeError that names what is wrong and where; bytes of another type are a TypeError.
  */
-export function readSafetensors(bytes: ArrayBuffer | SharedArrayBuffer | ArrayBufferView): SafetensorsFile;
+export function readSafetensors(
+  bytes: ArrayBuffer | SharedArrayBuffer | ArrayBufferView,
+  options?: ReadSafetensorsOptions,
+): SafetensorsFile;
 
 /** Extension: a tensor of a state dict: a flat array, or an object with its data (and shape). */
 export type StateDictTensor = Tensor | { data: Tensor; shape?: number[] } | SafetensorsTensor;
@@ -363,8 +428,12 @@ export interface LoadProgress {
 }
 
 export interface LoadModelOptions {
-  /** How the engine stores the weights: 'f32' (this version's only one; others are a RangeError). */
-  dtype?: 'f32';
+  /**
+   * How the engine stores every 2-D weight matrix of the projections, the MLPs and an untied LM head:
+   * 'f32' (default), 'f16', 'bf16' or 'int8' (see WeightDtype). Embeddings (and a tied head), norms and
+   * biases stay as the checkpoint stores them.
+   */
+  dtype?: WeightDtype;
   /** Extension: called as each file's bytes arrive. */ onProgress?: (progress: LoadProgress) => void;
   /** Extension: cancels loading (the promise rejects with the signal's reason). */ signal?: AbortSignal;
   /** Extension: the fetch to use for URL sources (default globalThis.fetch). */
@@ -382,6 +451,21 @@ export type AttentionSelection = boolean | { layers?: readonly number[]; heads?:
 /** Attention by layer: [heads, T, keys] for a listed layer, null for the others. */
 export type LayerAttention = (Float32Array | null)[];
 
+/**
+ * Extension. Which hidden states to return: true (every entry), false (none), or some entries
+ * (`layers` left out: every one; each index 0 … numLayers at most once).
+ */
+export type HiddenStatesSelection = boolean | { layers?: readonly number[] };
+
+/**
+ * Extension. Hidden states [T, hiddenSize] by entry, numLayers + 1 of them, as transformers'
+ * output_hidden_states: entry 0 the embedding output (bert: after its embedding LayerNorm), entry l
+ * the input of layer l (the residual stream before its input norm), entry numLayers the final hidden
+ * states (the same values as `hidden`: after the final norm; bert: the last layer's output). null for
+ * an entry not asked.
+ */
+export type HiddenStates = (Float32Array | null)[];
+
 export interface ForwardOptions {
   /** A session of this model: the tokens are appended to it and positions continue from its length. */
   session?: ModelSession;
@@ -389,6 +473,8 @@ export interface ForwardOptions {
   /** 'all' [T, vocabSize] (default), 'last' [vocabSize]; extension: 'none' (no LM head: null). */
   logits?: 'all' | 'last' | 'none';
   /** bert only: one token type per id (default zeros). */ tokenTypeIds?: TokenIds;
+  /** Extension, default false: the residual stream at every layer's input (see HiddenStates). */
+  hiddenStates?: HiddenStatesSelection;
 }
 
 export interface ForwardResult {
@@ -397,6 +483,7 @@ export interface ForwardResult {
   /** null unless asked for. */ attention: LayerAttention | null;
   /** [T, hiddenSize]: the final hidden states (after the last norm; bert: the last layer's output). */
   hidden: Float32Array;
+  /** Extension: null unless asked for. */ hiddenStates: HiddenStates | null;
 }
 
 /** A decoder's KV caches (every layer, inside the engine) for incremental decoding. */
@@ -410,7 +497,7 @@ export interface ModelSession {
 
 export interface SessionOptions {
   /** Most tokens it holds (memory reserved once). Default config.maxPositions. */ maxLength?: number;
-  /** How cached K and V are stored: 'f32' (this version's only one). */ kvDtype?: 'f32';
+  /** How cached K and V are stored: 'f32' (default), 'f16' or 'bf16'. */ kvDtype?: KvDtype;
 }
 
 /** What onToken receives for each new token. */
@@ -441,6 +528,14 @@ export interface GenerateOptions {
   attention?: AttentionSelection;
 }
 
+/** Extension: what model.createSampler takes (generate's sampling options). */
+export interface SamplerOptions {
+  /** 0 (default) is greedy: the first maximal logit. */ temperature?: number;
+  /** 0 (default): every token. */ topK?: number;
+  /** 1 (default): every token. */ topP?: number;
+  /** An integer: the same tokens as generate with this seed, given the same logits. */ seed?: number;
+}
+
 export interface GenerateResult {
   /** The new tokens only (not the prompt). */ ids: Int32Array;
   /** Their decoded text (special tokens skipped); null without a tokenizer. */ text: string | null;
@@ -460,6 +555,10 @@ export interface Model {
   /** Decoders only (a TypeError for bert). */ createSession(options?: SessionOptions): ModelSession;
   /** prompt: text (encoded with special tokens) or ids. Resolves to the new tokens. */
   generate(prompt: string | TokenIds, options?: GenerateOptions): Promise<GenerateResult>;
+  /** Extension: generate's token chooser, logits → a token id (for a decoding loop of one's own). */
+  createSampler(
+    options?: SamplerOptions,
+  ): (logits: Float32Array | Float16ArrayIfDeclared | Float64Array | readonly number[]) => number;
   /** Frees the model's memory and its sessions'; later calls throw. A second dispose does nothing. */
   dispose(): void;
   /** Extension: true once it or its engine was disposed. */ readonly disposed: boolean;

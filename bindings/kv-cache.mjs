@@ -39,6 +39,7 @@ export const createKvCache = (engine, fn, layerRecord, layer, args) =>
     engine.liveCaches.add(cacheRecord);
     const cache = cacheObject(engine, `${fn}()`, cacheRecord);
     engine.caches.set(cache, cacheRecord);
+    cacheRecord.bytes = needed; // the module's count, for attn.memory()
     return cache;
   });
 

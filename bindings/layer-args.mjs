@@ -211,7 +211,12 @@ function parseAlibi(c, numHeads) {
   const v = c.args.alibi;
   if (v === undefined || v === null || v === false) return null;
   if (v === true) return true;
-  if (typeof v !== 'object') throw c.typeError('alibi', 'true or a Float32Array of numHeads slopes', v);
+  if (typeof v !== 'object')
+    throw c.typeError(
+      'alibi',
+      'true or a Float32Array (or Float16Array, Float64Array, number[]) of numHeads slopes',
+      v,
+    );
   const slopes = c.tensor('alibi');
   c.length('alibi', slopes, numHeads, () => `numHeads = ${numHeads}`);
   return slopes;

@@ -4,7 +4,7 @@
 import { Checker, describe, typedArrayName, typedLength } from './checks.mjs';
 
 const INTEGER_ARRAYS = ['Int32Array', 'Uint32Array', 'Int16Array', 'Uint16Array', 'Int8Array', 'Uint8Array'];
-export const FORWARD_OPTIONS = new Set(['session', 'attention', 'logits', 'tokenTypeIds']);
+export const FORWARD_OPTIONS = new Set(['session', 'attention', 'logits', 'tokenTypeIds', 'hiddenStates']);
 export const SESSION_OPTIONS = new Set(['maxLength', 'kvDtype']);
 export const GENERATE_OPTIONS = new Set([
   'maxNewTokens',
@@ -17,6 +17,8 @@ export const GENERATE_OPTIONS = new Set([
   'onToken',
   'attention',
 ]);
+// What model.createSampler takes: generate's sampling options, checked alike (samplingOptions).
+export const SAMPLER_OPTIONS = new Set(['temperature', 'topK', 'topP', 'seed']);
 export const LOAD_OPTIONS = new Set(['dtype', 'onProgress', 'signal', 'fetch', 'fetchOptions']);
 const LOGITS = ['all', 'last', 'none'];
 const REDUCED_DTYPES = ['f16', 'bf16', 'int8'];
@@ -93,6 +95,29 @@ export function attentionSelection(c, config) {
   };
 }
 
+/**
+ * hiddenStates: false | true | { layers } → null or the entries to copy out, each in 0 … numLayers
+ * (entry l is layer l's input; numLayers the final hidden states), as transformers'
+ * output_hidden_states numbers them. `layers` left out: every entry.
+ */
+export function hiddenStatesSelection(c, config) {
+  const value = c.args.hiddenStates;
+  if (value === undefined || value === false || value === null) return null;
+  const every = Array.from({ length: config.numLayers + 1 }, (_, i) => i);
+  if (value === true) return every;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw c.typeError('hiddenStates', 'true, false or { layers: number[] }', value);
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'layers' && value[key] !== undefined) {
+      throw new TypeError(`${c.fn}: hiddenStates has an unknown key ${key} (known: layers)`);
+    }
+  }
+  const { layers } = value;
+  if (layers === undefined) return every;
+  return indexList(c, 'hiddenStates.layers', layers, config.numLayers + 1, 'hidden state');
+}
+
 /** logits: 'all' (default) | 'last' | 'none'. */
 export function logitsChoice(c) {
   const value = c.args.logits;
@@ -145,4 +170,17 @@ export function number(c, name, fallback, ok, expected) {
   if (typeof value !== 'number') throw c.typeError(name, expected, value);
   if (!ok(value)) throw c.rangeError(name, expected, value);
   return value;
+}
+
+/**
+ * temperature, topK, topP and seed, as generate and model.createSampler take them (lib/model/sampling.mjs's
+ * createSampler reads the result).
+ */
+export function samplingOptions(c) {
+  return {
+    temperature: number(c, 'temperature', 0, (t) => t >= 0 && Number.isFinite(t), 'a finite number ≥ 0'),
+    topK: count(c, 'topK', 0),
+    topP: number(c, 'topP', 1, (p) => p > 0 && p <= 1, 'a number in (0, 1]'),
+    seed: number(c, 'seed', undefined, Number.isSafeInteger, 'an integer'),
+  };
 }

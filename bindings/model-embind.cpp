@@ -2,17 +2,17 @@
 // part from weights the wrapper copies into the heap one part at a time, its forward, its KV caches,
 // and the sizes the wrapper checks against the memory limit before it allocates.
 //
-// Arguments travel as in embind.cpp: one block of 32-bit slots (pointers, sizes, flags, float bits),
+// Arguments travel as in embind.cpp (wire.h): one block of 32-bit slots (pointers, sizes, flags, float bits),
 // named by WA_MODEL_SLOTS and read by JavaScript through modelSlots(). Failures return a status.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <cstdint>
-#include <cstring>
 #include <new>
 
 #include "../src/model/model.h"
 #include "../src/parallel.h"
+#include "wire.h"
 
 namespace {
 
@@ -38,30 +38,15 @@ namespace {
   X(transform_norm_weight) X(transform_norm_bias)                                                          \
   /* a forward (modelForward, modelForwardBytes) */                                                        \
   X(cache) X(ids) X(token_count) X(token_type_ids) X(logits_mode) X(logits) X(hidden_out) X(attention)     \
-  X(heads) X(head_count) X(cached) X(cache_length) X(capture)
+  X(heads) X(head_count) X(hidden_states) X(cached) X(cache_length) X(capture)
 
-enum Slot : int {
-#define WA_ENUM(name) slot_##name,
-  WA_MODEL_SLOTS(WA_ENUM)
-#undef WA_ENUM
-  slot_count
-};
+WA_DEFINE_SLOTS(WA_MODEL_SLOTS, modelSlots)
 // clang-format on
 
-using Wire = const std::uint32_t*;
-
-Wire wire_of(std::uintptr_t w) { return reinterpret_cast<Wire>(w); }
-
-template <class T>
-T* ptr(Wire w, Slot s) {
-  return reinterpret_cast<T*>(static_cast<std::uintptr_t>(w[s]));
-}
-
-float f32(Wire w, Slot s) {
-  float value;
-  std::memcpy(&value, &w[s], sizeof value);
-  return value;
-}
+using wa_wire::f32;
+using wa_wire::ptr;
+using wa_wire::Wire;
+using wa_wire::wire_of;
 
 wa::ModelConfig model_config(Wire w) {
   wa::ModelConfig c;
@@ -94,7 +79,7 @@ wa::ModelConfig model_config(Wire w) {
 wa::LinearSource linear(Wire w, Slot weight) {
   wa::LinearSource s;
   s.weight = ptr<const float>(w, weight);
-  s.bias = ptr<const float>(w, static_cast<Slot>(weight + 1));
+  s.bias = ptr<const float>(w, weight + 1);
   s.layout = w[weight + 2] ? wa::Layout::in_out : wa::Layout::out_in;
   s.ld = w[weight + 3];
   return s;
@@ -115,13 +100,8 @@ int rested(wa::Status s) {
 // A model of the staged configuration, its parts not yet set: its handle, or 0 with the reason in
 // the status slot.
 std::uintptr_t createModel(std::uintptr_t wire) {
-  auto* w = reinterpret_cast<std::uint32_t*>(wire);
-  auto* model = new (std::nothrow) wa::Model();
-  const wa::Status s = model ? model->init(model_config(w)) : wa::Status::out_of_memory;
-  w[slot_status] = static_cast<std::uint32_t>(s);
-  if (s == wa::Status::ok) return reinterpret_cast<std::uintptr_t>(model);
-  delete model;
-  return 0;
+  return wa_wire::create<wa::Model>(wire, slot_status,
+                                    [](Wire w, wa::Model& model) { return model.init(model_config(w)); });
 }
 
 double modelWeightsBytes(std::uintptr_t wire) { return wa::Model::weights_bytes(model_config(wire_of(wire))); }
@@ -190,6 +170,8 @@ int modelForward(std::uintptr_t handle, std::uintptr_t wire) {
   f.attention = ptr<float* const>(w, slot_attention);
   f.heads = ptr<const std::uint32_t>(w, slot_heads);
   f.head_count = w[slot_head_count];
+  // [num_layers + 1] heap addresses (0: that hidden state not asked).
+  f.hidden_states = ptr<float* const>(w, slot_hidden_states);
   return static_cast<int>(model_of(handle).forward(f));
 }
 
@@ -216,15 +198,6 @@ void modelCacheTruncate(std::uintptr_t cache, double length) {
 }
 
 void destroyModelCache(std::uintptr_t cache) { delete reinterpret_cast<wa::ModelCache*>(cache); }
-
-emscripten::val modelSlots() {
-  emscripten::val slots = emscripten::val::object();
-#define WA_NAME(name) slots.set(#name, static_cast<int>(slot_##name));
-  WA_MODEL_SLOTS(WA_NAME)
-#undef WA_NAME
-  slots.set("count", static_cast<int>(slot_count));
-  return slots;
-}
 
 }  // namespace
 

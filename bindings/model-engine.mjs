@@ -7,6 +7,9 @@
 //   plan     planCheckpoint's result: tensors { dtype, shape, data } as readSafetensors gives them
 //   options  { dtype: 'f32' }
 //   → { config, weightBytes, createCache(maxLength), forward(ids, options), dispose(), disposed }
+//   forward(ids, { cache, logits, attention, tokenTypeIds, hiddenStates })
+//     hiddenStates: null, or the entries (0 … numLayers, each once) of the residual stream to copy out
+//     during the call → result.hiddenStates [numLayers + 1], a listed entry [T, hidden], others null
 //
 // Weights reach the heap one part at a time (the embeddings, each block, the head): copied in, packed
 // by the module, freed; so loading needs about the model's own size plus its largest part.
@@ -114,6 +117,7 @@ export function createEngineModel(engine, plan, options = {}) {
 
   const record = {
     handle,
+    weightBytes: weightsNeeded, // the module's count of the weights it holds (attn.memory())
     engineDisposed: false,
     caches: new Set(), // records of this model's live caches
     release() {
@@ -162,6 +166,7 @@ export function createEngineModel(engine, plan, options = {}) {
       },
     };
     record.caches.add(cacheRecord);
+    cacheRecord.bytes = bytes; // the module's count, for attn.memory()
     const cacheAlive = (name) => {
       if (cacheRecord.handle !== 0) return;
       throw new Error(
@@ -211,7 +216,10 @@ export function createEngineModel(engine, plan, options = {}) {
     return found.record;
   }
 
-  function forward(ids, { cache = null, logits = 'all', attention = null, tokenTypeIds = null } = {}) {
+  function forward(
+    ids,
+    { cache = null, logits = 'all', attention = null, tokenTypeIds = null, hiddenStates = null } = {},
+  ) {
     const fn = 'model.forward';
     alive(fn);
     if (!(ids instanceof Int32Array)) throw new TypeError(`${fn}: ids must be an Int32Array, got ${describe(ids)}`);
@@ -234,6 +242,14 @@ export function createEngineModel(engine, plan, options = {}) {
     }
     const layers = attention ? [...attention.layers] : [];
     const heads = attention ? [...attention.heads] : [];
+    const states = hiddenStates ? new Set(hiddenStates) : new Set();
+    for (const i of states) {
+      if (!Number.isInteger(i) || i < 0 || i > config.numLayers) {
+        const given = typeof i === 'number' ? i : describe(i);
+        throw new RangeError(`${fn}: hiddenStates must list entries from 0 to ${config.numLayers}, got ${given}`);
+      }
+    }
+    const stateCount = T * config.hiddenSize;
     const wantLogits = logits !== 'none' && head !== 'none';
     const keys = cacheLength + T;
     const logitCount = wantLogits ? (logits === 'all' ? T : 1) * config.vocabSize : 0;
@@ -246,10 +262,10 @@ export function createEngineModel(engine, plan, options = {}) {
     staged.set('capture', layers.length > 0 && heads.length > 0 ? 1 : 0);
     return scoped(M, fn, heapMaxBytes, (scope) => {
       const work = M.modelForwardBytes(handle, staged.place(scope));
-      const needed =
-        work + 4 * (2 * T + logitCount + T * config.hiddenSize + layers.length * attentionCount + config.numLayers);
+      const outputs = logitCount + (1 + states.size) * stateCount + layers.length * attentionCount;
+      const needed = work + 4 * (2 * T + outputs + 2 * config.numLayers + 1);
       if (needed > heapMaxBytes) {
-        const advice = "use fewer tokens, logits: 'last', or attention of fewer layers";
+        const advice = "use fewer tokens, logits: 'last', or attention and hidden states of fewer layers";
         throw tooLarge(fn, 'the work', needed, heapMaxBytes, advice);
       }
       const idsPtr = scope.alloc(4 * T);
@@ -279,6 +295,17 @@ export function createEngineModel(engine, plan, options = {}) {
         staged.set('heads', headsPtr);
         staged.set('head_count', heads.length);
       }
+      const statePtrs = new Map(); // entry → address of its [T, hidden]
+      if (states.size > 0) {
+        const table = scope.alloc(4 * (config.numLayers + 1));
+        const addresses = new Uint32Array(config.numLayers + 1);
+        for (const i of states) {
+          statePtrs.set(i, scope.alloc(4 * stateCount));
+          addresses[i] = statePtrs.get(i);
+        }
+        M.HEAPU32.set(addresses, table >>> 2);
+        staged.set('hidden_states', table);
+      }
       const status = M.modelForward(handle, staged.place(scope));
       if (status === STATUS.outOfMemory) {
         throw tooLarge(fn, 'the work', needed, heapMaxBytes, 'the heap could not grow that far');
@@ -291,6 +318,11 @@ export function createEngineModel(engine, plan, options = {}) {
         hidden: scope.read(hiddenPtr, T * config.hiddenSize),
         attention: null,
       };
+      if (hiddenStates) {
+        result.hiddenStates = Array.from({ length: config.numLayers + 1 }, (_, i) =>
+          statePtrs.has(i) ? scope.read(statePtrs.get(i), stateCount) : null,
+        );
+      }
       if (attention) {
         result.attention = Array.from({ length: config.numLayers }, (_, l) =>
           attentionPtrs.has(l)

@@ -3,7 +3,15 @@
 // last position's logits; the event loop gets a turn between tokens, so a page stays responsive and
 // onToken's work (drawing, printing) shows as it happens.
 import { createSampler } from '../lib/model/sampling.mjs';
-import { GENERATE_OPTIONS, attentionSelection, callback, count, number, optionsOf, tokenIds } from './model-args.mjs';
+import {
+  GENERATE_OPTIONS,
+  attentionSelection,
+  callback,
+  count,
+  optionsOf,
+  samplingOptions,
+  tokenIds,
+} from './model-args.mjs';
 
 const FN = 'generate';
 
@@ -73,10 +81,7 @@ function generateOptions(m, prompt, options) {
   const c = optionsOf(FN, options, GENERATE_OPTIONS);
   const o = {
     maxNewTokens: count(c, 'maxNewTokens', 32),
-    temperature: number(c, 'temperature', 0, (t) => t >= 0 && Number.isFinite(t), 'a finite number ≥ 0'),
-    topK: count(c, 'topK', 0),
-    topP: number(c, 'topP', 1, (p) => p > 0 && p <= 1, 'a number in (0, 1]'),
-    seed: number(c, 'seed', undefined, Number.isSafeInteger, 'an integer'),
+    sampling: samplingOptions(c),
     stopAtEos: c.bool('stopAtEos', true),
     onToken: callback(c, 'onToken'),
     attention: attentionSelection(c, m.config),
@@ -118,7 +123,7 @@ export async function generateTokens(m, prompt, options) {
     throw new TypeError(`${FN}: a ${m.config.modelType} model is an encoder: it does not generate (use forward)`);
   }
   const o = generateOptions(m, prompt, options);
-  const sample = createSampler({ temperature: o.temperature, topK: o.topK, topP: o.topP, seed: o.seed });
+  const sample = createSampler(o.sampling);
   const eos = new Set(o.stopAtEos ? m.config.eosTokenIds : []);
   // Pieces are for onToken: without one, nothing to decode until the end.
   const piece = m.tokenizer && o.onToken ? textPieces(m.tokenizer) : () => null;

@@ -3,32 +3,24 @@
 // The engine side is bindings/model-engine.mjs's engine model; this file owns what users see.
 import {
   FORWARD_OPTIONS,
+  SAMPLER_OPTIONS,
   SESSION_OPTIONS,
   attentionSelection,
+  hiddenStatesSelection,
   logitsChoice,
   optionsOf,
+  samplingOptions,
   storageDtype,
   tokenIds,
 } from './model-args.mjs';
 import { generateTokens } from './model-generate.mjs';
+import { CONFIG_KEYS } from '../lib/model/config.mjs';
+import { createSampler } from '../lib/model/sampling.mjs';
 import { describe } from './checks.mjs';
 
 // Every session ever made, by its object → { model, cache }: a session of another model is told
 // apart from something that is no session at all.
 const SESSIONS = new WeakMap();
-
-// The contract's model.config: these keys, in this order, and nothing else.
-const CONFIG_KEYS = [
-  'modelType',
-  'numLayers',
-  'hiddenSize',
-  'numHeads',
-  'numKvHeads',
-  'headDim',
-  'vocabSize',
-  'maxPositions',
-  'causal',
-];
 
 /**
  * @param attn the public engine (for its `disposed`, which tells why a model stopped working)
@@ -93,8 +85,8 @@ export function makeModel(attn, engineModel, tokenizer) {
       }
     },
     // The engine's forward, on arguments already checked.
-    forward(ids, cache, selection, logits, tokenTypeIds) {
-      return engineModel.forward(ids, { cache, logits, attention: selection, tokenTypeIds });
+    forward(ids, cache, selection, logits, tokenTypeIds, hiddenStates = null) {
+      return engineModel.forward(ids, { cache, logits, attention: selection, tokenTypeIds, hiddenStates });
     },
   };
 
@@ -168,10 +160,16 @@ export function makeModel(attn, engineModel, tokenizer) {
       const selection = attentionSelection(c, full);
       const logits = logitsChoice(c);
       const tokenTypeIds = tokenTypes(c, tokens.length);
+      const states = hiddenStatesSelection(c, full);
       m.checkRoom(fn, 'ids', tokens.length, cache);
       m.alive(fn); // an element getter of a number[] may have disposed it
-      const out = m.forward(tokens, cache, selection, logits, tokenTypeIds);
-      return { logits: out.logits, attention: out.attention, hidden: out.hidden };
+      const out = m.forward(tokens, cache, selection, logits, tokenTypeIds, states);
+      return {
+        logits: out.logits,
+        attention: out.attention,
+        hidden: out.hidden,
+        hiddenStates: out.hiddenStates ?? null,
+      };
     },
     createSession(options) {
       const fn = 'createSession';
@@ -195,6 +193,12 @@ export function makeModel(attn, engineModel, tokenizer) {
     },
     generate(prompt, options) {
       return generateTokens(m, prompt, options);
+    },
+    // The token chooser generate uses, for a decoding loop of one's own over forward and sessions.
+    createSampler(options) {
+      const fn = 'createSampler';
+      m.alive(fn);
+      return createSampler(samplingOptions(optionsOf(fn, options, SAMPLER_OPTIONS)));
     },
     dispose() {
       if (disposed) return;

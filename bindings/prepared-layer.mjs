@@ -9,16 +9,18 @@ import { checkRepeatedLayerArgs, layerSizes, layerTensorLengths } from './layer-
 
 const sum = (values) => values.reduce((a, b) => a + b, 0);
 
-// The module's layer of the checked description `layer`: its handle.
+// The module's layer of the checked description `layer`: { handle, bytes } (bytes: what the module
+// says the layer's weights take, for attn.memory()).
 const createLayer = (wire, fn, layer) =>
   wire.withStage((stage) => {
     wire.stageConfig(stage, layer);
-    const needed = wire.call(stage, 'layerBytes') + sum(layerTensors(layer).map(heapBytes));
+    const bytes = wire.call(stage, 'layerBytes');
+    const needed = bytes + sum(layerTensors(layer).map(heapBytes));
     if (needed > wire.heapMaxBytes) throw outOfMemory(fn, needed, wire.heapMaxBytes);
     const scope = new HeapScope(wire.M, fn, wire.heapMaxBytes);
     try {
       wire.stageWeights(stage, scope, layer);
-      return wire.created(fn, 'layer', wire.call(stage, 'createLayer'), needed);
+      return { handle: wire.created(fn, 'layer', wire.call(stage, 'createLayer'), needed), bytes };
     } finally {
       scope.free();
     }
@@ -31,7 +33,7 @@ export function createPrepared(engine, fn, layerArgs, forwardArgs, parseLayer, p
   const known = new Set([...layerArgs, ...forwardArgs]);
   const layer = parseLayer(new Checker(fn, args, known));
   engine.check(fn);
-  const record = { handle: createLayer(engine.wire, fn, layer), engineDisposed: false };
+  const record = { ...createLayer(engine.wire, fn, layer), engineDisposed: false };
   engine.liveLayers.add(record);
   const forwardName = `${fn}().forward`;
   const sizes = layerSizes(layer);

@@ -67,6 +67,7 @@ const API_SOURCES = [
     'lib/model/checkpoint.mjs',
     'lib/model/tokenizer.mjs',
     'lib/model/sampling.mjs',
+    'lib/model/ranking.mjs',
   ]);
 // Packages whose code dist/ carries in vendor/, each imported by relative path (static hosts and CDNs
 // need no bundler or import map). They are build inputs (devDependencies): a user installs nothing

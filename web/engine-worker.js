@@ -11,7 +11,7 @@ const ENGINE_URL = '../dist/index.mjs';
 const METHODS = new Set(['selfAttention', 'multiHeadAttention']);
 
 let engine = null;
-let pkg = null; // the package module (readSafetensors for the model)
+let pkg = null; // the package module (loadModel for the poem model)
 
 async function init(threads) {
   pkg = await import(ENGINE_URL);
@@ -83,7 +83,7 @@ self.onmessage = async (event) => {
     await handleModelMessage(msg, {
       post: (reply, transfer = []) => self.postMessage(reply, transfer),
       attn: engine,
-      readSafetensors: pkg.readSafetensors,
+      pkg,
     });
   }
 };

@@ -22,8 +22,9 @@ import { createTextbook } from './textbook.js';
 // The package, as a static host of the package folder serves it (web/ next to dist/);
 // engine-worker.js imports it from there.
 const ENGINE_URL = '../dist/index.mjs';
-// The trained model's weights, in a clone of the repository (the npm package does not ship them).
-const MODEL_URL = new URL('../models/tang-poems/model.safetensors', import.meta.url);
+// The trained model's folder (config.json, tokenizer.json, model.safetensors), in a clone of the
+// repository (the npm package does not ship it).
+const MODEL_URL = new URL('../models/tang-poems/', import.meta.url);
 
 const $ = (id) => document.getElementById(id);
 

@@ -19,9 +19,17 @@ const ENDINGS = {
   error: 'failed',
 };
 
+/** The median of the worker's times per generated token, as text ('' without any). */
+function perToken(ms) {
+  if (ms.length === 0) return '';
+  const sorted = [...ms].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  return ` The worker took ${median < 10 ? median.toFixed(2) : Math.round(median)} ms per character (median).`;
+}
+
 function doneText(run, reason) {
   const made = run.n - run.promptLength;
-  return `${made} character${made === 1 ? '' : 's'} generated: ${ENDINGS[reason] ?? reason}.`;
+  return `${made} character${made === 1 ? '' : 's'} generated: ${ENDINGS[reason] ?? reason}.${perToken(run.tokenMs)}`;
 }
 
 function setStatus(text) {
@@ -74,7 +82,7 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
   function begin(generating) {
     const settings = readPoemSettings($('poem-controls'));
     const { config, vocab } = s.model;
-    const problems = poemProblems(settings, { vocab, maxLen: config.maxLen }, { generating });
+    const problems = poemProblems(settings, { vocab, maxLen: config.maxPositions }, { generating });
     showErrors($('poem-error'), problems);
     if (problems.length) {
       refuse();
@@ -86,7 +94,13 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
     const id = engine.model.generate(request, (msg) => {
       if (msg.type === MESSAGE.modelPrompt) {
         run = addPrompt(
-          createPoemRun({ id, nLayers: config.nLayers, nHeads: config.nHeads, nKvHeads: config.nKvHeads, capacity }),
+          createPoemRun({
+            id,
+            nLayers: config.numLayers,
+            nHeads: config.numHeads,
+            nKvHeads: config.numKvHeads,
+            capacity,
+          }),
           msg,
         );
       } else if (msg.type === MESSAGE.modelToken) {

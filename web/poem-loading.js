@@ -6,7 +6,7 @@ const $ = (id) => document.getElementById(id);
 
 function describeModel(c, vocab) {
   return (
-    `${c.nLayers} layers × ${c.nHeads} heads (${c.nKvHeads} key/value heads, grouped-query), d_model ${c.dModel}, ` +
+    `${c.numLayers} layers × ${c.numHeads} heads (${c.numKvHeads} key/value heads, grouped-query), d_model ${c.hiddenSize}, ` +
     `heads of ${c.headDim}, rotary positions (RoPE), ${vocab.length.toLocaleString('en')} tokens (one per character).`
   );
 }
@@ -19,7 +19,7 @@ function withoutModel(test, state) {
 }
 
 /**
- * Asks the worker for the model at modelUrl. Resolves to { config, vocab }, or to null when the
+ * Asks the worker for the model in the folder at modelUrl. Resolves to { config, vocab }, or to null when the
  * tab has said why there is no model.
  * @param {{ model: object }} engine   engine.js's client
  * @param {URL} modelUrl
@@ -40,9 +40,9 @@ export async function loadPoemModel(engine, modelUrl, test) {
   $('poem-status').textContent = '';
   if (!loaded.ready) {
     showErrors($('poem-error'), [
-      `The trained poem model is not here: ${modelUrl.pathname} answered ${loaded.status ? `HTTP ${loaded.status}` : 'nothing'}. ` +
+      `The trained poem model is not here: ${new URL(loaded.url ?? modelUrl).pathname} answered ${loaded.status ? `HTTP ${loaded.status}` : 'nothing'}. ` +
         'The npm package does not ship the model (2 MB of weights); it comes with a clone of the repository ' +
-        '(models/tang-poems/model.safetensors next to web/). Everything else works: the textbook tab shows attention on random weights.',
+        '(the folder models/tang-poems/ next to web/). Everything else works: the textbook tab shows attention on random weights.',
     ]);
     withoutModel(test, 'missing');
     return null;

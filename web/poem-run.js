@@ -4,7 +4,7 @@
 //
 //   let run = createPoemRun({ id, nLayers, nHeads, capacity });
 //   run = addPrompt(run, { ids, texts, top, attention });       // attention [L] of [H, n, n]
-//   run = addToken(run, { token: { id, text, top }, attention }); // attention [L] of [H, 1, n + 1]
+//   run = addToken(run, { token: { id, text, top }, attention, ms }); // attention [L] of [H, 1, n + 1]
 //   matrixOf(run, layer, head)   // Float32Array [n, n], row i = query i over keys 0 … n−1
 
 import { isKeyMasked } from '../lib/attention-rules.mjs';
@@ -44,6 +44,7 @@ export function createPoemRun({ id, nLayers, nHeads, nKvHeads, capacity }) {
     top: [],
     // rows[l * nHeads + h]: capacity × capacity, row-major, row i filled up to column i.
     rows: Array.from({ length: nLayers * nHeads }, () => new Float32Array(capacity * capacity)),
+    tokenMs: [], // the worker's time for each generated token
     done: false,
     reason: '',
   };
@@ -74,14 +75,15 @@ export function addPrompt(run, { ids, texts, top, attention }) {
   return { ...run, n, promptLength: n, ids: [...ids], texts: [...texts], top: tops };
 }
 
-/** One generated token: its attention row, and the distribution it was drawn from. */
-export function addToken(run, { token, attention }) {
+/** One generated token: its attention row, the distribution it was drawn from, the worker's time for it. */
+export function addToken(run, { token, attention, ms }) {
   const i = run.n;
   if (i >= run.capacity) throw new RangeError(`the run holds ${run.capacity} tokens`);
   storeRows(run, attention, i, 1);
   const top = run.top.slice(0, i);
   top[i] = token.top;
-  return { ...run, n: i + 1, ids: [...run.ids, token.id], texts: [...run.texts, token.text], top };
+  const tokenMs = typeof ms === 'number' ? [...run.tokenMs, ms] : run.tokenMs;
+  return { ...run, n: i + 1, ids: [...run.ids, token.id], texts: [...run.texts, token.text], top, tokenMs };
 }
 
 /** The run ended; `top` (when the model stopped at a new poem) is the next token's distribution. */

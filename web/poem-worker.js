@@ -1,34 +1,28 @@
 // The trained poem model's half of the engine worker (engine-worker.js routes its messages
-// here): loads the weights, runs a prompt and the generation token by token, answers the
-// four steps of one head. The page's thread only posts requests and draws what comes back.
-// Its messages (model-*) are worker-protocol.js's.
+// here): loads the model folder with the package's loadModel, runs a prompt and the generation
+// token by token, answers the four steps of one head. The page's thread only posts requests and
+// draws what comes back. Its messages (model-*) are worker-protocol.js's.
 import { MESSAGE, UNAVAILABLE, thrownData, transferList } from './worker-protocol.js';
+import { fetchModelFiles } from './model/files.js';
 
 // The runtime (web/model/) is imported when a model is asked for, so the textbook's engine
 // starts even where the runtime cannot load.
 const RUNTIME_URL = './model/index.js';
 
-const BOS = 0; // the corpus starts every poem with token 0, '<s>'; so does the page's prompt
-
 let runtime = null; // the module at RUNTIME_URL
 let model = null;
 let current = null; // { id, session, stopped }
 
-async function load({ url }, post, readSafetensors, attn) {
-  let response;
-  try {
-    response = await fetch(url);
-  } catch (e) {
-    post({ type: MESSAGE.modelMissing, url, status: 0, error: String(e && e.message ? e.message : e) });
+async function load({ url }, post, pkg, attn) {
+  const files = await fetchModelFiles(url);
+  if (files.missing) {
+    post({ type: MESSAGE.modelMissing, ...files.missing });
     return;
   }
-  if (!response.ok) {
-    post({ type: MESSAGE.modelMissing, url, status: response.status });
-    return;
-  }
-  const bytes = new Uint8Array(await response.arrayBuffer());
   runtime = await import(RUNTIME_URL);
-  model = runtime.createPoemModel(attn, readSafetensors(bytes));
+  model?.dispose();
+  model = null;
+  model = await runtime.openPoemModel(pkg, attn, files);
   post({ type: MESSAGE.modelReady, config: { ...model.config }, vocab: Array.from(model.vocab) });
 }
 
@@ -42,8 +36,8 @@ function end(job) {
 
 async function run(msg, post) {
   if (current) end(current);
-  const ids = [BOS, ...model.encode(msg.text)];
-  const maxLength = Math.min(model.config.maxLen, ids.length + msg.maxNew);
+  const ids = Array.from(model.encode(msg.text)); // the poem start, then the prompt's characters
+  const maxLength = Math.min(model.config.maxPositions, ids.length + msg.maxNew);
   const session = model.createSession({ maxLength });
   const job = { id: msg.id, session, stopped: false, resume: null };
   current = job;
@@ -66,6 +60,7 @@ async function run(msg, post) {
   // on its own, never a backlog, and meanwhile the worker reads its messages (a stop, a steps
   // request, a newer generation).
   for (let index = 0; ; index++) {
+    const start = performance.now();
     const step = steps.next();
     if (step.done) {
       post({ type: MESSAGE.modelDone, id: msg.id, reason: step.value.stop, top: step.value.top });
@@ -73,8 +68,10 @@ async function run(msg, post) {
     }
     const { id, text, top: stepTop, attention: rows } = step.value;
     const att = copyAttention(rows);
+    // the worker's time for this token: choosing it, the model's forward, its attention rows
+    const ms = performance.now() - start;
     post(
-      { type: MESSAGE.modelToken, id: msg.id, index, token: { id, text, top: stepTop }, attention: att },
+      { type: MESSAGE.modelToken, id: msg.id, index, token: { id, text, top: stepTop }, attention: att, ms },
       transferList(att),
     );
     await new Promise((resolve) => {
@@ -88,14 +85,14 @@ async function run(msg, post) {
   }
 }
 
-function steps({ id, run: runId, layer, head, query }, post) {
+async function steps({ id, run: runId, layer, head, query }, post) {
   const reply = { type: MESSAGE.modelSteps, id, run: runId, layer, head, query };
   if (!current || current.id !== runId) {
     post({ ...reply, error: UNAVAILABLE.generation });
     return;
   }
   try {
-    const s = current.session.headSteps(layer, head, query);
+    const s = await current.session.headSteps(layer, head, query);
     const out = Object.fromEntries(
       Object.entries(s).map(([k, v]) => [k, ArrayBuffer.isView(v) ? new Float32Array(v) : v]),
     );
@@ -108,13 +105,13 @@ function steps({ id, run: runId, layer, head, query }, post) {
 /**
  * Handles a model-* message; false for any other.
  * @param {object} msg
- * @param {{ post(msg, transfer?), attn, readSafetensors }} ctx
+ * @param {{ post(msg, transfer?), attn, pkg }} ctx   pkg: the package's module (loadModel …)
  */
-export async function handleModelMessage(msg, { post, attn, readSafetensors }) {
+export async function handleModelMessage(msg, { post, attn, pkg }) {
   switch (msg.type) {
     case MESSAGE.modelLoad:
       try {
-        await load(msg, post, readSafetensors, attn);
+        await load(msg, post, pkg, attn);
       } catch (e) {
         post({ type: MESSAGE.modelFailed, error: thrownData(e) });
       }
@@ -140,7 +137,7 @@ export async function handleModelMessage(msg, { post, attn, readSafetensors }) {
       }
       return true;
     case MESSAGE.modelSteps:
-      steps(msg, post);
+      await steps(msg, post);
       return true;
     default:
       return false;

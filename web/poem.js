@@ -54,6 +54,7 @@ export function createPoemPage(engine, modelUrl) {
           done: r.done,
           reason: r.reason,
           top: r.top,
+          tokenMs: r.tokenMs,
         }
       );
     },

@@ -15,14 +15,15 @@
 // whole group; groups are independent. engineMs is the time inside the engine calls only.
 //
 // The trained poem model (poem-worker.js), page → worker, then worker → page:
-//   { type: 'model-load', url }
-//     → { type: 'model-ready', config, vocab }
-//     | { type: 'model-missing', url, status }          the file is not there (e.g. HTTP 404)
+//   { type: 'model-load', url }                         url: the model's folder (ends in /)
+//     → { type: 'model-ready', config, vocab }          config: loadModel's model.config
+//     | { type: 'model-missing', url, status }          a file of the folder is not there (e.g. HTTP 404)
 //     | { type: 'model-failed', error }
 //   { type: 'model-generate', id, text, maxNew, temperature, topK, seed, stopAtPoemStart, topCount }
 //     text: the prompt (the poem start, token 0, goes before it); temperature 0 is greedy
 //     → { type: 'model-prompt', id, ids, texts, top, attention }      the prompt fed at once
-//     → { type: 'model-token', id, index, token: { id, text, top }, attention }   per new token
+//     → { type: 'model-token', id, index, token: { id, text, top }, attention, ms }   per new token
+//        ms: the worker's time for the token (choosing it, the model's forward, its attention rows)
 //     → { type: 'model-done', id, reason, top, error? }
 //        reason: 'maxNew' | 'maxLength' | 'poemStart' (the model began a new poem; that token is
 //        not kept, top is what it was drawn from) | 'stopped' | 'error'

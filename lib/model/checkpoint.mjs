@@ -5,7 +5,9 @@
 // files. A missing or misshapen tensor is a TypeError naming it.
 //
 // Layouts are kept as stored: nn.Linear `[out, in]` ('out,in'), GPT-2's Conv1D `[in, out]`
-// ('in,out', its c_attn fused as q | k | v along `out`). Nothing is copied or converted here.
+// ('in,out', its c_attn fused as q | k | v along `out`). Nothing is copied or converted here, but
+// 16-bit tensors read with readSafetensors(bytes, { widen: false }), widened exactly as the plan takes them.
+import { floatsOfBf16, floatsOfF16 } from '../readers/half-float.mjs';
 import { readSafetensors } from '../readers/safetensors.mjs';
 import { describe, typedArrayName } from '../values.mjs';
 import { readModelConfig } from './config.mjs';
@@ -91,6 +93,18 @@ export function readShardedCheckpoint(index, shards) {
 
 // ---------------------------------------------------------------- the families' tensor names
 
+// readSafetensors(bytes, { widen: false }) keeps F16 as a Float16Array (where there is one) and
+// F16/BF16 bit patterns in a Uint16Array: the plan gets their exact float32 values (what the engine
+// is given), one tensor at a time, so the checkpoint's own arrays stay as the user gave them.
+function widened(t) {
+  const typed = typedArrayName(t.data);
+  if (typed === 'Float16Array') return { ...t, data: new Float32Array(t.data) }; // exact
+  if (typed !== 'Uint16Array') return t;
+  if (t.dtype === 'F16') return { ...t, data: floatsOfF16(t.data) };
+  if (t.dtype === 'BF16') return { ...t, data: floatsOfBf16(t.data) };
+  return t;
+}
+
 /** Looks tensors up under a prefix, checks them, and remembers which names were used. */
 class Lookup {
   constructor(tensors, prefix) {
@@ -130,7 +144,7 @@ class Lookup {
       );
     }
     this.used.add(found);
-    return t;
+    return widened(t);
   }
 
   // weight [out, in] (or [in, out]) and an optional bias [out]

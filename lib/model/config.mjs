@@ -8,6 +8,18 @@ import { describe } from '../values.mjs';
 
 const FN = 'readModelConfig';
 export const SUPPORTED_MODEL_TYPES = ['llama', 'mistral', 'qwen2', 'gpt2', 'bert'];
+/** The contract's model.config: these keys of readModelConfig's result, in this order, and no others. */
+export const CONFIG_KEYS = Object.freeze([
+  'modelType',
+  'numLayers',
+  'hiddenSize',
+  'numHeads',
+  'numKvHeads',
+  'headDim',
+  'vocabSize',
+  'maxPositions',
+  'causal',
+]);
 const ROPE_KINDS = ['default', 'linear', 'llama3'];
 // transformers' ACT2FN names → the kernels that compute them (gelu_new and gelu_pytorch_tanh are
 // one formula; `gelu` is the exact erf form).

@@ -32,6 +32,14 @@ const DTYPES = {
   U64: [8, (buffer) => new BigUint64Array(buffer)],
 };
 const DTYPE_NAMES = Object.keys(DTYPES).join(', ');
+// With { widen: false }, F16 and BF16 keep their 16-bit values: F16 as a Float16Array where the
+// JavaScript engine has one (its elements are the values), else as a Uint16Array of the bit
+// patterns; BF16 always as a Uint16Array of its bit patterns (JavaScript has no bfloat16 array).
+const Float16 = typeof globalThis.Float16Array === 'function' ? globalThis.Float16Array : Uint16Array;
+const OWN_FORMAT = {
+  F16: (buffer) => new Float16(buffer),
+  BF16: (buffer) => new Uint16Array(buffer),
+};
 
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const getter = (proto, key) => Reflect.getOwnPropertyDescriptor(proto, key).get;
@@ -225,13 +233,38 @@ function hostOrderCopy(bytes, begin, end, size) {
   return copy.buffer;
 }
 
+// The options object: absent, or { widen } with widen a boolean. Read once; unknown names refused
+// (a typo such as { widen_: false } would otherwise widen silently).
+function readOptions(options) {
+  if (options === undefined || options === null) return { widen: true };
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${FN}: options must be an object { widen }, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'widen' && options[key] !== undefined)
+      throw new TypeError(`${FN}: unknown option ${key} (known: widen)`);
+  }
+  const widen = options.widen;
+  if (widen === undefined) return { widen: true };
+  if (typeof widen !== 'boolean') {
+    throw new TypeError(
+      `${FN}: options.widen must be a boolean (true: F16/BF16 as Float32Array), got ${describe(widen)}`,
+    );
+  }
+  return { widen };
+}
+
 /**
- * The tensors and metadata of a .safetensors file.
+ * The tensors and metadata of a .safetensors file. F16 and BF16 tensors become Float32Array
+ * (exactly), unless options.widen is false: then F16 is a Float16Array where the JavaScript engine
+ * has one, else a Uint16Array of its bit patterns, and BF16 a Uint16Array of its bit patterns.
+ * @param {{ widen?: boolean }} [options]
  * @returns {{ tensors: Record<string, { dtype: string, shape: number[], data: ArrayLike<number|bigint> }>,
  *   metadata: Record<string, string> }} both objects without a prototype (a tensor may be named "__proto__")
  */
-export function readSafetensors(bytes) {
+export function readSafetensors(bytes, options) {
   const file = bytesOf(bytes);
+  const { widen } = readOptions(options);
   const { header, dataStart } = readHeader(file);
   const dataLength = file.length - dataStart;
   const metadata = readMetadata(header.__metadata__);
@@ -241,7 +274,8 @@ export function readSafetensors(bytes) {
   refuseOverlaps(entries);
   const tensors = Object.create(null);
   for (const { name, dtype, shape, begin, end } of entries) {
-    const [size, decode] = DTYPES[dtype];
+    const [size, widened] = DTYPES[dtype];
+    const decode = (!widen && OWN_FORMAT[dtype]) || widened;
     tensors[name] = { dtype, shape, data: decode(hostOrderCopy(file, dataStart + begin, dataStart + end, size)) };
   }
   return { tensors, metadata };

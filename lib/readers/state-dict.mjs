@@ -3,6 +3,7 @@
 // Plain JavaScript, no engine. Strict on purpose: a name under the prefix that maps to nothing is an
 // error, because a weight silently left out gives a layer that runs and computes something else.
 import { describe, typedArrayName, typedLength } from '../values.mjs';
+import { floatsOfBf16, floatsOfF16 } from './half-float.mjs';
 
 const FN = 'attentionArgsFromStateDict';
 
@@ -42,14 +43,17 @@ function floats(name, entry) {
   const typed = typedArrayName(data);
   let out;
   if (typed === 'Float32Array') out = data;
-  else if (typed === 'Float64Array') out = new Float32Array(data);
+  else if (typed === 'Float64Array' || typed === 'Float16Array')
+    out = new Float32Array(data); // F16: exact
+  else if (typed === 'Uint16Array' && wrapped && (entry.dtype === 'F16' || entry.dtype === 'BF16'))
+    out = (entry.dtype === 'F16' ? floatsOfF16 : floatsOfBf16)(data); // readSafetensors(…, { widen: false })
   else if (typed === undefined && Array.isArray(data) && data.every((x) => typeof x === 'number'))
     out = Float32Array.from(data);
   else {
     const what =
       wrapped && typeof entry.dtype === 'string' ? `dtype ${entry.dtype} (${describe(data)})` : describe(data);
     throw new TypeError(
-      `${FN}: ${JSON.stringify(name)} must be a floating-point tensor (Float32Array, Float64Array, number[], or { data } of one), got ${what}`,
+      `${FN}: ${JSON.stringify(name)} must be a floating-point tensor (Float32Array, Float16Array, Float64Array, number[], or { data } of one), got ${what}`,
     );
   }
   const shape = wrapped ? entry.shape : undefined;

@@ -36,12 +36,12 @@ def measure(model, vocab):
     """Per layer and head: average weight at each look-back distance, and on the last mark."""
     index = {tok: i for i, tok in enumerate(vocab)}
     cfg = model.config
-    back = torch.zeros(cfg['n_layers'], cfg['n_heads'], MAX_BACK + 1)
-    mark = torch.zeros(cfg['n_layers'], cfg['n_heads'])
+    back = torch.zeros(cfg['num_hidden_layers'], cfg['num_attention_heads'], MAX_BACK + 1)
+    mark = torch.zeros(cfg['num_hidden_layers'], cfg['num_attention_heads'])
     queries = marked = 0
     with torch.no_grad():
         for poem in corpus.poems():
-            ids = corpus.encode_poem(poem, index)[:cfg['max_len']]
+            ids = corpus.encode_poem(poem, index)[:cfg['max_position_embeddings']]
             model(torch.tensor([ids]), keep_weights=True)
             text = [vocab[t] for t in ids]
             mark_of = last_mark_keys(text)

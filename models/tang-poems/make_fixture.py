@@ -1,7 +1,9 @@
 """Writes tests/fixtures/models/tang-poems.json (its own folder: scripts/make-fixtures.py owns the
 top level): what PyTorch computes, in float64, from the shipped
 fp16 weights — the logits of every position of a prompt and the greedy continuation — so the
-JavaScript/WebAssembly forward can be checked without torch at test time.
+JavaScript/WebAssembly forward can be checked without torch at test time; and texts with the ids
+the character vocabulary gives them, one per character after the poem start, which tokenizer.json
+must reproduce.
 
     /usr/bin/python3 models/tang-poems/make_fixture.py
 """
@@ -9,22 +11,24 @@ import json
 import os
 import torch
 
-import corpus
-import safetensors_io
-from model import PoemModel
+import hf_layout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, '..', '..', 'tests', 'fixtures', 'models', 'tang-poems.json')
 PROMPTS = ['床前明月光，', '春眠不觉晓，', '白日依山尽，']
 GREEDY_TOKENS = 48
+# Whole lines with their breaks, every punctuation mark of the vocabulary, and every character.
+TEXTS = ['床前明月光，疑是地上霜。\n举头望明月，低头思故乡。\n', '，。？；！：《》“”、\n']
 
 
 def load_model():
-    tensors, metadata = safetensors_io.load(os.path.join(HERE, 'model.safetensors'))
-    config, vocab = json.loads(metadata['config']), json.loads(metadata['vocab'])
-    model = PoemModel(len(vocab), config).double()
-    model.load_state_dict(tensors)
-    return model.eval(), vocab
+    return hf_layout.load(HERE)
+
+
+def texts(vocab):
+    index = {tok: i for i, tok in enumerate(vocab)}
+    every = ''.join(vocab[1:])
+    return [{'text': t, 'ids': [0] + [index[ch] for ch in t]} for t in TEXTS + [every]]
 
 
 def main():
@@ -56,7 +60,7 @@ def main():
             })
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, 'w', encoding='utf-8') as f:
-        json.dump({'model': 'models/tang-poems/model.safetensors', 'cases': cases}, f, ensure_ascii=False)
+        json.dump({'model': 'models/tang-poems/', 'cases': cases, 'texts': texts(vocab)}, f, ensure_ascii=False)
     for c in cases:
         print(c['prompt'], repr(c['greedyText']), 'smallest margin', round(c['smallestMargin'], 4))
 

@@ -2,16 +2,27 @@
 grouped-query attention with rotary positions (half-split, as LLaMA's rotate_half),
 a SwiGLU MLP and an LM head tied to the embedding.
 
-The attention is written out (no fused kernels) so that it is, term for term, what
-wasm-attention computes for `numKvHeads`, `headDim` and `rope: true`.
+Its modules carry Hugging Face's LlamaForCausalLM names (model.embed_tokens,
+model.layers.N.self_attn.q_proj, …), so its state_dict is a `llama` checkpoint as
+transformers and wasm-attention's loadModel read it, and CONFIG is that checkpoint's
+config.json. The attention is written out (no fused kernels) so that each term can be
+compared with what the engine computes.
 """
 import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-CONFIG = dict(d_model=128, n_layers=4, n_heads=4, n_kv_heads=2, head_dim=32,
-              ffn_hidden=384, rope_base=10000.0, norm_eps=1e-5, max_len=256)
+# config.json without vocab_size (the corpus decides it): transformers' LlamaConfig keys.
+CONFIG = dict(
+    model_type='llama', architectures=['LlamaForCausalLM'],
+    hidden_size=128, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+    intermediate_size=384, hidden_act='silu', rms_norm_eps=1e-5, rope_theta=10000.0,
+    max_position_embeddings=256,        # the page's limit (training windows are 128 tokens)
+    attention_bias=False, mlp_bias=False, tie_word_embeddings=True,
+    bos_token_id=0, eos_token_id=0,     # <s> starts every poem; the model ends one by starting the next
+    torch_dtype='float16',
+)
 
 
 class RMSNorm(nn.Module):
@@ -39,11 +50,12 @@ def rotate_half_split(x, cos, sin):
 class Attention(nn.Module):
     def __init__(self, c):
         super().__init__()
-        self.n_heads, self.n_kv, self.hd = c['n_heads'], c['n_kv_heads'], c['head_dim']
-        self.q_proj = nn.Linear(c['d_model'], self.n_heads * self.hd, bias=False)
-        self.k_proj = nn.Linear(c['d_model'], self.n_kv * self.hd, bias=False)
-        self.v_proj = nn.Linear(c['d_model'], self.n_kv * self.hd, bias=False)
-        self.o_proj = nn.Linear(self.n_heads * self.hd, c['d_model'], bias=False)
+        self.n_heads, self.n_kv, self.hd = c['num_attention_heads'], c['num_key_value_heads'], c['head_dim']
+        d = c['hidden_size']
+        self.q_proj = nn.Linear(d, self.n_heads * self.hd, bias=False)
+        self.k_proj = nn.Linear(d, self.n_kv * self.hd, bias=False)
+        self.v_proj = nn.Linear(d, self.n_kv * self.hd, bias=False)
+        self.o_proj = nn.Linear(self.n_heads * self.hd, d, bias=False)
 
     def forward(self, x, cos, sin, keep_weights=False):
         b, t, _ = x.shape
@@ -64,36 +76,48 @@ class Attention(nn.Module):
 class MLP(nn.Module):
     def __init__(self, c):
         super().__init__()
-        self.gate_proj = nn.Linear(c['d_model'], c['ffn_hidden'], bias=False)
-        self.up_proj = nn.Linear(c['d_model'], c['ffn_hidden'], bias=False)
-        self.down_proj = nn.Linear(c['ffn_hidden'], c['d_model'], bias=False)
+        d, hidden = c['hidden_size'], c['intermediate_size']
+        self.gate_proj = nn.Linear(d, hidden, bias=False)
+        self.up_proj = nn.Linear(d, hidden, bias=False)
+        self.down_proj = nn.Linear(hidden, d, bias=False)
 
     def forward(self, x):
         return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
 
 
 class Block(nn.Module):
+    """transformers' LlamaDecoderLayer (modules registered in the order they run, which is the order
+    the weights were first drawn in: the same seed gives the same model as before the renaming)."""
     def __init__(self, c):
         super().__init__()
-        self.attn_norm, self.attn = RMSNorm(c['d_model'], c['norm_eps']), Attention(c)
-        self.mlp_norm, self.mlp = RMSNorm(c['d_model'], c['norm_eps']), MLP(c)
+        self.input_layernorm, self.self_attn = RMSNorm(c['hidden_size'], c['rms_norm_eps']), Attention(c)
+        self.post_attention_layernorm, self.mlp = RMSNorm(c['hidden_size'], c['rms_norm_eps']), MLP(c)
 
     def forward(self, x, cos, sin, keep_weights=False):
-        x = x + self.attn(self.attn_norm(x), cos, sin, keep_weights)
-        return x + self.mlp(self.mlp_norm(x))
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, keep_weights)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class Body(nn.Module):
+    """transformers' LlamaModel: the embedding, the layers, the final norm."""
+    def __init__(self, c):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(c['vocab_size'], c['hidden_size'])
+        self.layers = nn.ModuleList(Block(c) for _ in range(c['num_hidden_layers']))
+        self.norm = RMSNorm(c['hidden_size'], c['rms_norm_eps'])
 
 
 class PoemModel(nn.Module):
+    """LlamaForCausalLM with tied embeddings: state_dict() holds model.* only (no lm_head.weight)."""
     def __init__(self, vocab_size, c=CONFIG):
         super().__init__()
         self.config = dict(c, vocab_size=vocab_size)
-        self.embed = nn.Embedding(vocab_size, c['d_model'])
-        self.layers = nn.ModuleList(Block(c) for _ in range(c['n_layers']))
-        self.norm = RMSNorm(c['d_model'], c['norm_eps'])
+        self.model = Body(self.config)
         self.apply(self._init)
-        for layer in self.layers:   # GPT-2's scaling: residual branches add up over the layers
-            for proj in (layer.attn.o_proj, layer.mlp.down_proj):
-                nn.init.normal_(proj.weight, std=0.02 / math.sqrt(2 * c['n_layers']))
+        n_layers = self.config['num_hidden_layers']
+        for layer in self.model.layers:   # GPT-2's scaling: residual branches add up over the layers
+            for proj in (layer.self_attn.o_proj, layer.mlp.down_proj):
+                nn.init.normal_(proj.weight, std=0.02 / math.sqrt(2 * n_layers))
 
     @staticmethod
     def _init(module):
@@ -103,12 +127,13 @@ class PoemModel(nn.Module):
 
     def forward(self, ids, keep_weights=False):
         """Logits [batch, t, vocab] for token ids [batch, t] at positions 0 … t−1."""
-        x = self.embed(ids)
-        cos, sin = rope_tables(ids.shape[1], self.config['head_dim'], self.config['rope_base'], x.dtype)
-        for layer in self.layers:
+        body = self.model
+        x = body.embed_tokens(ids)
+        cos, sin = rope_tables(ids.shape[1], self.config['head_dim'], self.config['rope_theta'], x.dtype)
+        for layer in body.layers:
             x = layer(x, cos, sin, keep_weights)
-        return self.norm(x) @ self.embed.weight.T       # the LM head is the embedding, transposed
+        return body.norm(x) @ body.embed_tokens.weight.T       # the LM head is the embedding, transposed
 
     def attention_weights(self):
         """[layer][batch, head, t, t] of the last forward run with keep_weights=True."""
-        return [layer.attn.last_weights for layer in self.layers]
+        return [layer.self_attn.last_weights for layer in self.model.layers]

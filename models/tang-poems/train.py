@@ -1,6 +1,7 @@
-"""Trains the poem model on CPU and writes model.safetensors (fp16) beside this file.
+"""Trains the poem model on CPU and writes it beside this file as a Hugging Face checkpoint:
+config.json, tokenizer.json and model.safetensors (fp16), see hf_layout.py.
 
-    /usr/bin/python3 models/tang-poems/train.py [--steps N] [--out PATH]
+    /usr/bin/python3 models/tang-poems/train.py [--steps N] [--out FOLDER]
 
 Seeded and single-process: the same torch build on the same machine gives the same weights.
 """
@@ -13,8 +14,8 @@ import time
 import torch
 
 import corpus
-import safetensors_io
-from model import CONFIG, PoemModel
+import hf_layout
+from model import PoemModel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEED, BATCH, WINDOW = 1234, 16, 128
@@ -47,7 +48,7 @@ def batches(stream, poem_starts, rng):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--steps', type=int, default=1000)
-    parser.add_argument('--out', default=os.path.join(HERE, 'model.safetensors'))
+    parser.add_argument('--out', default=HERE, help='the folder to write the three files to')
     args = parser.parse_args()
 
     random.seed(SEED)
@@ -90,14 +91,14 @@ def main():
     print(f'loss over the whole corpus: {full_loss:.4f} nats/char ({time.time() - began:.0f} s)')
 
     metadata = {
-        'config': json.dumps(model.config),
-        'vocab': json.dumps(vocab, ensure_ascii=False),
         'corpus': 'Three Hundred Tang Poems (public domain), text from Debian fortunes-zh 2.98, file tang300',
         'training': json.dumps({'seed': SEED, 'steps': args.steps, 'batch': BATCH, 'window': WINDOW,
                                 'corpus_loss_nats_per_char': round(full_loss, 4)}),
     }
-    safetensors_io.save(args.out, model.state_dict(), metadata)
-    print(f'wrote {args.out}: {os.path.getsize(args.out)} bytes')
+    os.makedirs(args.out, exist_ok=True)
+    hf_layout.save(args.out, model.state_dict(), vocab, metadata)
+    weights = os.path.join(args.out, 'model.safetensors')
+    print(f'wrote config.json, tokenizer.json and {weights}: {os.path.getsize(weights)} bytes')
 
 
 if __name__ == '__main__':

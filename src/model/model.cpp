@@ -182,7 +182,13 @@ Status Model::forward(const ModelForward& r) const {
   shape.capture = capture;
   Workspace w;
   if (!allocate(w, workspace_sizes(c, shape, r.hidden != nullptr))) return Status::out_of_memory;
+  // A hidden state asked for is copied out as the stream passes: no second pass, nothing kept.
+  const auto keep = [&](std::size_t entry, const float* rows) {
+    if (r.hidden_states && r.hidden_states[entry])
+      std::memcpy(r.hidden_states[entry], rows, T * c.hidden * sizeof(float));
+  };
   embedding_.forward(r.ids, r.token_types, T, pos0, w.x);
+  keep(0, w.x);
   Status status = Status::ok;
   for (std::size_t l = 0; l < c.num_layers && status == Status::ok; ++l) {
     BlockStep step;
@@ -196,13 +202,16 @@ Status Model::forward(const ModelForward& r) const {
     // [heads, T, keys] of the layer → the heads asked, in their order.
     for (std::size_t i = 0; out && status == Status::ok && i < r.head_count; ++i)
       std::memcpy(out + i * T * keys, s.weights + r.heads[i] * T * keys, T * keys * sizeof(float));
+    if (status == Status::ok && l + 1 < c.num_layers) keep(l + 1, w.x);
   }
   if (status != Status::ok) {
     if (r.cache) r.cache->truncate(pos0);
     parallel_rest();
     return status;
   }
-  head_.forward(w.x, T, r.logits_mode, r.hidden ? r.hidden : w.hidden, r.logits, w.head);
+  float* hidden = r.hidden ? r.hidden : w.hidden;
+  head_.forward(w.x, T, r.logits_mode, hidden, r.logits, w.head);
+  keep(c.num_layers, hidden);
   parallel_rest();
   return Status::ok;
 }

@@ -10,7 +10,7 @@
 // set_embeddings, set_block for every layer and set_head, each packing what it is given; the
 // embeddings come before the head (a tied head is the token table they pack).
 //
-// Layouts: hidden rows [tokens, hidden]; logits [tokens, vocab] (or [vocab], the last token's);
+// Layouts: hidden rows [tokens, hidden] (hidden states too); logits [tokens, vocab] (or [vocab], the last token's);
 // attention weights of a layer [heads asked, tokens, keys], keys = the cache's length after the call
 // (tokens without a cache).
 #pragma once
@@ -39,6 +39,11 @@ struct ModelForward {
   LogitsMode logits_mode = LogitsMode::all;
   float* logits = nullptr;  // [tokens or 1, vocab] unless logits_mode is none or the model has no head
   float* hidden = nullptr;  // [tokens, hidden] (optional): after the final norm (BERT: the last layer's output)
+  // [num_layers + 1] pointers, or null: hidden_states[i] non-null receives a copy of the residual stream
+  // [tokens, hidden] as transformers' output_hidden_states gives it: 0 the embedding output (after
+  // BERT's embedding LayerNorm), l the input of layer l, num_layers the same rows as `hidden` (after
+  // the final norm: transformers replaces the last layer's output with the normed one).
+  float* const* hidden_states = nullptr;
   // [num_layers] pointers, or null: attention[l] non-null asks for layer l's weights, of the query
   // heads heads[0 … head_count) in that order, into [head_count, tokens, keys].
   float* const* attention = nullptr;

@@ -17,13 +17,8 @@ const {
 const FIXTURE = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'models', 'tang-poems.json'), 'utf8'));
 const DEFAULT_CASE = FIXTURE.cases.find((c) => c.prompt === '床前明月光，');
 
-/** The model's config, from the safetensors header (the page must draw that many maps). */
-function modelConfig() {
-  const bytes = fs.readFileSync(path.join(ROOT, 'models', 'tang-poems', 'model.safetensors'));
-  const header = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8'));
-  return JSON.parse(header.__metadata__.config);
-}
-const CONFIG = modelConfig();
+/** The model's config.json (the page must draw that many maps). */
+const CONFIG = JSON.parse(fs.readFileSync(path.join(ROOT, 'models', 'tang-poems', 'config.json'), 'utf8'));
 
 let session;
 let browser;
@@ -58,13 +53,13 @@ test('the model tab opens first and draws every layer × head of the prompt', as
   expect(run.ids).toEqual(DEFAULT_CASE.ids);
   expect(run.texts).toEqual(['<s>', ...Array.from('床前明月光，')]);
   const thumbs = await layouts('[data-testid=thumb-map]');
-  expect(thumbs).toHaveLength(CONFIG.n_layers * CONFIG.n_heads);
+  expect(thumbs).toHaveLength(CONFIG.num_hidden_layers * CONFIG.num_attention_heads);
   for (const l of thumbs) expect([l.rows, l.cols]).toEqual([7, 7]);
   const pixels = await canvasPixels(page, '[data-testid=thumb-map]');
   pixels.forEach((px, k) => expect([k, px.distinct > 4]).toEqual([k, true]));
   expect(await page.locator('[data-testid=poem-token]').count()).toBe(7);
   expect(await page.locator('[data-testid=poem-model-facts]').textContent()).toContain(
-    `${CONFIG.n_layers} layers × ${CONFIG.n_heads} heads`,
+    `${CONFIG.num_hidden_layers} layers × ${CONFIG.num_attention_heads} heads`,
   );
 });
 
@@ -142,9 +137,15 @@ test('stopping at the poem’s end gives the fixture’s tokens up to its first 
   expect(end).toBeGreaterThan(0);
   expect(r.done).toBe('poemStart');
   expect(r.run.ids.slice(r.run.promptLength)).toEqual(DEFAULT_CASE.greedy.slice(0, end));
-  expect(r.status).toBe(
-    `${end} characters generated: the model ended the poem (its next token would start a new one).`,
+  expect(r.status).toMatch(
+    new RegExp(
+      `^${end} characters generated: the model ended the poem \\(its next token would start a new one\\)\\. ` +
+        'The worker took \\d+(\\.\\d\\d)? ms per character \\(median\\)\\.$',
+    ),
   );
+  // the worker's time for each generated token, as it measured it
+  expect(r.run.tokenMs).toHaveLength(end);
+  for (const ms of r.run.tokenMs) expect(ms).toBeGreaterThan(0);
 });
 
 test('Stop ends a sampled generation early; the same seed samples the same poem', async () => {
@@ -192,7 +193,7 @@ test('hovering a token brings its row forward in every thumbnail and in the larg
   await page.click('[data-testid=thumb][data-layer="1"][data-head="2"]');
   await page.waitForFunction(() => window.__poem.stepsShown?.layer === 1);
   const maps = '[data-testid=thumb-map], [data-testid=head-map]';
-  const n = CONFIG.n_layers * CONFIG.n_heads + 1;
+  const n = CONFIG.num_hidden_layers * CONFIG.num_attention_heads + 1;
   // The first thumbnail's colours in rows 4 and 8 (column 0), before and while row 4 is hovered.
   await page.mouse.move(2, 2);
   const [before] = await canvasPixels(page, '[data-testid=thumb-map]', [
@@ -309,7 +310,7 @@ test('without the model file (a package folder) the page says so plainly, and th
     await other.waitForSelector('body[data-model=missing]', { timeout: 60000 });
     const text = await other.locator('[data-testid=poem-error]').textContent();
     expect(text).toMatch(
-      /^The trained poem model is not here: \/models\/tang-poems\/model\.safetensors answered HTTP 404\. The npm package does not ship the model/,
+      /^The trained poem model is not here: \/models\/tang-poems\/config\.json answered HTTP 404\. The npm package does not ship the model/,
     );
     expect(text).toContain('the textbook tab');
     expect(await other.locator('[data-testid=poem-controls]').isHidden()).toBe(true);
@@ -326,7 +327,7 @@ test('without the model file (a package folder) the page says so plainly, and th
     expect(await other.locator('[data-testid=error]').isHidden()).toBe(true);
     // The only problem is the missing file itself.
     expect(seen.length).toBeGreaterThan(0);
-    for (const p of seen) expect(p).toMatch(/model\.safetensors|404/);
+    for (const p of seen) expect(p).toMatch(/config\.json|404/);
   } finally {
     await close();
   }

@@ -198,6 +198,36 @@ function checkApp({ result, problems }, { simd = true, relaxedSimd = simd, threa
   ref.expectClose(result.weights, want.weights, `${label}: weights`, [1, 4, 4]);
 }
 
+// loadModel in the bundled app: a fixture checkpoint with its tokenizer, from another origin (as a
+// CDN serves it), generating greedily; its reference's greedy tokens. This is what proves loadModel's
+// lazy chunk and the vendored tokenizer (dist/vendor/tokenizers.mjs) survive each bundler.
+const MODEL = 'gpt2';
+const MODELS_DIR = path.join(ROOT, 'tests', 'fixtures', 'models');
+const modelExpected = JSON.parse(fs.readFileSync(path.join(MODELS_DIR, MODEL, 'expected.json'), 'utf8'));
+let modelServer;
+/** The app's mode for the model: its query after ?mode=. */
+async function modelMode() {
+  if (!modelServer) {
+    modelServer = await serveStatic(MODELS_DIR, { cors: true });
+    servers.push(modelServer);
+  }
+  const query = new URLSearchParams({
+    model: `${modelServer.url}${MODEL}/`,
+    prompt: modelExpected.prompt,
+    n: String(modelExpected.greedy.length),
+  });
+  return `model&${query}`;
+}
+
+function checkModel({ result, problems }, label) {
+  const seen = problems.length ? `\npage problems:\n  ${problems.join('\n  ')}` : '';
+  if (result === undefined)
+    throw new Error(`${label}: the page gave no result within ${RESULT_WAIT_MS / 1000} s${seen}`);
+  if (result.error) throw new Error(`${label}: the app failed: ${result.error}${seen}`);
+  expect({ label, ids: result.ids, problems }).toEqual({ label, ids: modelExpected.greedy, problems: [] });
+  expect({ label, text: result.text }).toEqual({ label, text: result.decoded });
+}
+
 const MODES = [
   { mode: 'main', what: 'the main thread', want: {} },
   { mode: 'worker', what: 'a module Web Worker', want: {} },
@@ -260,6 +290,15 @@ describe('Vite dev server (default configuration; COOP/COEP headers added for th
     }
     checkApp(await openApp(browser.context, server.url, mode), want, `vite dev, ${mode}`);
   });
+
+  test(`vite dev: loadModel of the ${MODEL} checkpoint from another origin, greedy tokens of its reference`, async () => {
+    if (!server || server.isolated) {
+      if (server) await server.close();
+      server = null;
+      server = { ...(await startViteDev(false)), isolated: false };
+    }
+    checkModel(await openApp(browser.context, server.url, await modelMode()), 'vite dev, model');
+  });
 });
 
 describe.each(PRODUCTION)('%s production build, on an ordinary static host', (bundler) => {
@@ -273,6 +312,12 @@ describe.each(PRODUCTION)('%s production build, on an ordinary static host', (bu
     await built(bundler);
     const url = await staticUrl(bundler, mode === 'threads');
     checkApp(await openApp(browser.context, url, mode), want, `${bundler}, ${mode}`);
+  });
+
+  test(`${bundler}: loadModel of the ${MODEL} checkpoint from another origin, greedy tokens of its reference`, async () => {
+    await built(bundler);
+    const url = await staticUrl(bundler, false);
+    checkModel(await openApp(browser.context, url, await modelMode()), `${bundler}, model`);
   });
 
   test(`${bundler}: the bundle holds no .d.ts, .cjs, .map or .json file and no Node-only code`, async () => {

@@ -26,19 +26,23 @@ std::vector<std::int32_t> some_ids(std::size_t n, std::size_t vocab, unsigned se
 
 struct Output {
   std::vector<float> logits, hidden;
-  std::vector<std::vector<float>> attention;
+  std::vector<std::vector<float>> attention, hidden_states;
 };
 
-// One forward without a cache asking for every layer's attention, every head in order.
-Output run(const wa::Model& model, const std::vector<std::int32_t>& ids, const std::vector<std::int32_t>& types = {}) {
+// One forward without a cache asking for every layer's attention, every head in order, and (unless
+// `states` is false) every hidden state.
+Output run(const wa::Model& model, const std::vector<std::int32_t>& ids, const std::vector<std::int32_t>& types = {},
+           bool states = true) {
   const wa::ModelConfig& c = model.config();
   const std::size_t T = ids.size();
   Output out;
   out.logits.resize(c.head == wa::HeadKind::none ? 0 : T * c.vocab);
   out.hidden.resize(T * c.hidden);
   out.attention.assign(c.num_layers, std::vector<float>(c.num_heads * T * T));
-  std::vector<float*> attention;
+  std::vector<float*> attention, hidden_states;
   for (auto& a : out.attention) attention.push_back(a.data());
+  if (states) out.hidden_states.assign(c.num_layers + 1, std::vector<float>(T * c.hidden, -1.0f));
+  for (auto& h : out.hidden_states) hidden_states.push_back(h.data());
   std::vector<std::uint32_t> heads;
   for (std::uint32_t h = 0; h < c.num_heads; ++h) heads.push_back(h);
   wa::ModelForward f;
@@ -50,6 +54,7 @@ Output run(const wa::Model& model, const std::vector<std::int32_t>& ids, const s
   f.attention = attention.data();
   f.heads = heads.data();
   f.head_count = heads.size();
+  f.hidden_states = states ? hidden_states.data() : nullptr;
   EXPECT_EQ(model.forward(f), wa::Status::ok);
   return out;
 }
@@ -71,6 +76,14 @@ void expect_reference(const ModelSpec& spec, std::size_t tokens, const std::stri
     EXPECT_TRUE(wa_test::all_close(got.hidden, ref.hidden, where + ": hidden"));
     for (std::size_t l = 0; l < spec.layers; ++l)
       EXPECT_TRUE(wa_test::all_close(got.attention[l], ref.attention[l], where + ": attention " + std::to_string(l)));
+    for (std::size_t i = 0; i <= spec.layers; ++i)
+      EXPECT_TRUE(wa_test::all_close(got.hidden_states[i], ref.hidden_states[i],
+                                     where + ": hidden state " + std::to_string(i)));
+    // The last hidden state is `hidden` itself; asking for hidden states changes no bit.
+    EXPECT_EQ(got.hidden_states[spec.layers], got.hidden) << where;
+    const Output plain = run(model, ids, types, false);
+    EXPECT_EQ(plain.logits, got.logits) << where;
+    EXPECT_EQ(plain.hidden, got.hidden) << where;
   }
   wa::set_thread_count(1);
 }
@@ -158,8 +171,13 @@ TEST(ModelGraph, LogitsOfTheLastTokenOnlyOrNone) {
   EXPECT_EQ(hidden, all.hidden);
   f.logits_mode = wa::LogitsMode::none;
   f.logits = nullptr;  // not read
+  // One hidden state asked (layer 1's input): written, and nothing else.
+  std::vector<float> state(ids.size() * s.hidden, -1.0f);
+  float* states[] = {nullptr, state.data(), nullptr};
+  f.hidden_states = states;
   ASSERT_EQ(model.forward(f), wa::Status::ok);
   EXPECT_EQ(hidden, all.hidden);
+  EXPECT_EQ(state, all.hidden_states[1]);
 }
 
 TEST(ModelGraph, RefusesWhatIsOutOfRange) {

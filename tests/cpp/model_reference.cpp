@@ -209,6 +209,7 @@ TestModel::Result TestModel::reference(const std::vector<std::int32_t>& ids,
     }
   if (c.embedding_norm) x = norm_rows(x, T, embedding_norm_);
   for (const StoredBlock& b : blocks_) {
+    out.hidden_states.push_back(x);
     const std::vector<double> h = c.post_norm ? x : norm_rows(x, T, b.attention_norm);
     std::vector<double> q = apply(b.q, h, T), k = apply(b.k, h, T), v = apply(b.v, h, T);
     // RoPE: pairs (i, i + rope/2) of each head's first rope entries turn by position · frequency.
@@ -264,6 +265,7 @@ TestModel::Result TestModel::reference(const std::vector<std::int32_t>& ids,
     if (c.post_norm) x = norm_rows(x, T, b.mlp_norm);
   }
   out.hidden = c.final_norm ? norm_rows(x, T, final_norm_) : x;
+  out.hidden_states.push_back(out.hidden);
   std::vector<double> head_in = out.hidden;
   if (c.head == wa::HeadKind::mlm) {
     head_in = apply(transform_, head_in, T);

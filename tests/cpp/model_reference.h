@@ -58,10 +58,12 @@ class TestModel {
   void build(wa::Model& model) const;
 
   // The float64 evaluation of ids (positions 0 …, token types or zeros): logits [T, vocab] (empty
-  // without a head), hidden [T, hidden], attention[l] [heads, T, T].
+  // without a head), hidden [T, hidden], attention[l] [heads, T, T], and hidden_states [layers + 1]
+  // of [T, hidden] as transformers' output_hidden_states: the embedding output, each layer's input,
+  // then `hidden`.
   struct Result {
     std::vector<double> logits, hidden;
-    std::vector<std::vector<double>> attention;
+    std::vector<std::vector<double>> attention, hidden_states;
   };
   Result reference(const std::vector<std::int32_t>& ids, const std::vector<std::int32_t>& types = {}) const;
 

@@ -108,7 +108,31 @@ describe('tensor objects { data, shape } (what readSafetensors returns) stand fo
     expectThrows(
       () => attn.multiHeadAttention({ ...GQA, query: { dtype: 'I32', shape: [3, E], data: new Int32Array(3 * E) } }),
       TypeError,
-      /query must be a Float32Array, Float64Array or number\[\] \(or a tensor object \{ data, shape \} of one\), got a tensor object of dtype I32 whose data is an Int32Array of length 24/,
+      /query must be a Float32Array, Float16Array, Float64Array or number\[\] \(or a tensor object \{ data, shape \} of one, or \{ dtype: 'F16' \| 'BF16', data: Uint16Array \}\), got a tensor object of dtype I32 whose data is an Int32Array of length 24/,
+    );
+  });
+
+  test('F16 and BF16 tensors read with { widen: false } (bit patterns in a Uint16Array) give the bits of the widened ones', () => {
+    const E2 = GQA.embedDim;
+    const n = 3 * E2;
+    // Bit patterns of small values of both formats: sign, exponent 0x3x (F16) / 0x3e–0x3f (BF16).
+    const f16 = Uint16Array.from({ length: n }, (_, i) => (i % 2 ? 0x8000 : 0) | (0x3000 + ((i * 37) % 0x0c00)));
+    const bf16 = Uint16Array.from({ length: n }, (_, i) => (i % 2 ? 0x8000 : 0) | (0x3e00 + ((i * 53) % 0x0180)));
+    // Their values (all normal numbers): F16 from its fields, BF16 as the top half of a float32.
+    const floatsOfF16 = (h) =>
+      Float32Array.from(h, (x) => (x & 0x8000 ? -1 : 1) * (1 + (x & 0x3ff) / 1024) * 2 ** (((x >> 10) & 0x1f) - 15));
+    const floatsOfBf16 = (h) => new Float32Array(Uint32Array.from(h, (x) => x << 16).buffer);
+    for (const [dtype, bits, floats] of [
+      ['F16', f16, floatsOfF16(f16)],
+      ['BF16', bf16, floatsOfBf16(bf16)],
+    ]) {
+      const own = attn.multiHeadAttention({ ...GQA, query: { dtype, shape: [3, E2], data: bits } });
+      const widened = attn.multiHeadAttention({ ...GQA, query: floats });
+      expect(new Uint32Array(own.output.buffer)).toEqual(new Uint32Array(widened.output.buffer));
+    }
+    // A Uint16Array of any other dtype is still refused.
+    expect(() => attn.multiHeadAttention({ ...GQA, query: { dtype: 'U16', shape: [3, E2], data: f16 } })).toThrow(
+      /query must be .* got a tensor object of dtype U16 whose data is an? Uint16Array of length 24/,
     );
   });
 

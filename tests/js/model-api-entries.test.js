@@ -284,8 +284,9 @@ export async function run(): Promise<void> {
   session.dispose();
   model.dispose();
   const disposed: boolean = model.disposed;
-  // @ts-expect-error this version stores f32 only
   await loadModel(attn, './m/', { dtype: 'f16' });
+  // @ts-expect-error weights are stored as f32, f16, bf16 or int8 (no 4-bit)
+  await loadModel(attn, './m/', { dtype: 'int4' });
   // @ts-expect-error logits is 'all', 'last' or 'none'
   model.forward([1], { logits: 'first' });
   // @ts-expect-error ids are numbers

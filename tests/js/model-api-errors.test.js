@@ -386,6 +386,30 @@ describe('a model', () => {
       await expectRejection(m.generate(5), TypeError, /prompt must be an Int32Array/);
     });
 
+    test("createSampler (extension): generate's sampling options, checked alike, named for the call", () => {
+      const cases = [
+        [{ temperature: -0.5 }, RangeError, /^createSampler: temperature must be a finite number ≥ 0, got -0\.5$/],
+        [{ temperature: '1' }, TypeError, /^createSampler: temperature must be a finite number ≥ 0, got /],
+        [{ topK: 2.5 }, RangeError, /^createSampler: topK must be an integer ≥ 0, got 2\.5$/],
+        [{ topP: 0 }, RangeError, /^createSampler: topP must be a number in \(0, 1\], got 0$/],
+        [{ seed: 0.5 }, RangeError, /^createSampler: seed must be an integer, got 0\.5$/],
+        [
+          { maxNewTokens: 4 },
+          TypeError,
+          /^createSampler: unknown argument maxNewTokens \(known: temperature, topK, topP, seed\)$/,
+        ],
+        ['greedy', TypeError, /^createSampler: expected one object of named arguments, got /],
+      ];
+      for (const [options, Class, message] of cases) expectError(() => m.createSampler(options), Class, message);
+      const next = m.createSampler();
+      expectError(
+        () => next('logits'),
+        TypeError,
+        /logits must be a Float32Array, a Float16Array, a Float64Array or an array of numbers/,
+      );
+      expect(next(Float32Array.of(0, 2, 1))).toBe(1); // temperature 0: greedy
+    });
+
     test('a session without room for the prompt and maxNewTokens: a RangeError that changes nothing', async () => {
       const session = m.createSession({ maxLength: 10 });
       m.forward([1, 2], { session, logits: 'none' });

@@ -7,10 +7,11 @@
 const path = require('path');
 const { loadModel, readSafetensors } = require('wasm-attention');
 const { useEngines } = require('./engines');
-const { fixtureNames, loadFixture, FIXTURES } = require('./model-modules');
+const { fixtureNames, loadFixture, modelModules, FIXTURES } = require('./model-modules');
 const { offTolerance, rows, attentionSlice } = require('./model-api-cases');
 
 const engines = useEngines([1, 2]);
+const { CONFIG_KEYS } = modelModules(); // the contract's keys in order (model-config.test.js checks the list)
 
 // model.config of each fixture, as its config.json gives it (head_dim 16 ≠ 32/4 in the sharded llama).
 // prettier-ignore
@@ -22,17 +23,6 @@ const CONFIGS = {
   'mistral-window': ['mistral', 2, 32, 4, 1, 8, 328, 64, true],
   'qwen2-bias-tied-bf16': ['qwen2', 2, 32, 4, 2, 8, 320, 64, true],
 };
-const CONFIG_KEYS = [
-  'modelType',
-  'numLayers',
-  'hiddenSize',
-  'numHeads',
-  'numKvHeads',
-  'headDim',
-  'vocabSize',
-  'maxPositions',
-  'causal',
-];
 
 const eosIds = (config) => [config.eos_token_id ?? []].flat();
 /** expected.greedy up to and including its first end-of-sequence token: what generate returns by default. */
@@ -245,6 +235,19 @@ describe.each(fixtureNames())('%s', (name) => {
       expect([Array.from(k1.ids), Array.from(p0.ids)]).toEqual([greedy.slice(0, 4), greedy.slice(0, 4)]);
     });
 
+    test("createSampler (extension) draws generate's tokens from generate's logits, with the same options", async () => {
+      const options = { temperature: 1.3, topK: 5, topP: 0.9, seed: 11 };
+      const rows = [];
+      const made = await model().generate(ids, {
+        ...options,
+        maxNewTokens: 8,
+        stopAtEos: false,
+        onToken: ({ logits }) => void rows.push(logits),
+      });
+      const next = model().createSampler(options);
+      expect(rows.map((row) => next(row))).toEqual(Array.from(made.ids));
+    });
+
     test('with a session: it ends holding the prompt and every new token; continuing from it', async () => {
       const session = model().createSession({ maxLength: T + greedy.length });
       const first = await model().generate(ids, { session, maxNewTokens: 3, stopAtEos: false });
@@ -388,6 +391,7 @@ describe('dispose and the heap', () => {
       expect(call).toThrow(/this model was disposed/);
     }
     await expect(model.generate([1])).rejects.toThrow(/this model was disposed/);
+    expect(() => model.createSampler()).toThrow(/^createSampler: this model was disposed/);
     expect(session.disposed).toBe(true);
     model.dispose();
   });

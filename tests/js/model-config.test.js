@@ -3,21 +3,10 @@
 // included), RoPE's inverse frequencies against the float64 reference, and the contract's errors.
 const { modelModules, fixtureNames, loadFixture } = require('./model-modules');
 
-const { readModelConfig, ropeInverseFrequencies, SUPPORTED_MODEL_TYPES } = modelModules();
+const { readModelConfig, ropeInverseFrequencies, SUPPORTED_MODEL_TYPES, CONFIG_KEYS } = modelModules();
 const fixtures = Object.fromEntries(fixtureNames().map((n) => [n, loadFixture(n)]));
 const configOf = (name, changes = {}) => ({ ...fixtures[name].config, ...changes });
-const CONTRACT_KEYS = [
-  'modelType',
-  'numLayers',
-  'hiddenSize',
-  'numHeads',
-  'numKvHeads',
-  'headDim',
-  'vocabSize',
-  'maxPositions',
-  'causal',
-];
-const pick = (c) => Object.fromEntries(CONTRACT_KEYS.map((k) => [k, c[k]]));
+const pick = (c) => Object.fromEntries(CONFIG_KEYS.map((k) => [k, c[k]]));
 
 test('there is a fixture of every family', () => {
   expect([...new Set(Object.values(fixtures).map((f) => f.config.model_type))].sort()).toEqual(
@@ -25,9 +14,9 @@ test('there is a fixture of every family', () => {
   );
 });
 
-test("the contract's fields of each fixture", () => {
+test("the contract's fields of each fixture, in the contract's order (CONFIG_KEYS)", () => {
   const got = Object.fromEntries(Object.entries(fixtures).map(([n, f]) => [n, pick(readModelConfig(f.config))]));
-  expect(got).toEqual({
+  const expected = {
     'bert-mlm': {
       modelType: 'bert',
       numLayers: 2,
@@ -94,7 +83,10 @@ test("the contract's fields of each fixture", () => {
       maxPositions: 64,
       causal: true,
     },
-  });
+  };
+  expect(got).toEqual(expected);
+  // toEqual ignores key order: the contract's order is the one written above.
+  for (const name of Object.keys(expected)) expect(Object.keys(got[name])).toEqual(Object.keys(expected[name]));
 });
 
 test('family details: norms, activations, MLPs, positions, biases, tied heads, windows, token types', () => {

@@ -225,6 +225,25 @@ describe('memory and lifetime', () => {
     expect(heapInUse(attn)).toBe(base);
   });
 
+  test('hiddenStates: the entries listed, the others null; an entry out of range refused; the heap back', () => {
+    const attn = engines[1];
+    const model = load(attn, 'gpt2');
+    const { ids } = inputs('gpt2');
+    const L = model.config.numLayers;
+    const base = heapInUse(attn);
+    const out = model.forward(ids, { hiddenStates: [L, 0] });
+    expect(out.hiddenStates.map((h) => h && h.length)).toEqual([ids.length * 32, null, ids.length * 32]);
+    expect(out.hiddenStates[L]).toEqual(out.hidden);
+    expect(model.forward(ids).hiddenStates).toBeUndefined();
+    for (const bad of [[L + 1], [-1], [0.5]]) {
+      expect(() => model.forward(ids, { hiddenStates: bad })).toThrow(
+        new RangeError(`model.forward: hiddenStates must list entries from 0 to ${L}, got ${bad[0]}`),
+      );
+    }
+    expect(heapInUse(attn)).toBe(base);
+    model.dispose();
+  });
+
   test('a bert without its masked-LM head gives hidden states and no logits', () => {
     const { plan, reference } = fixture('bert-mlm');
     const { ids, tokenTypeIds } = inputs('bert-mlm');

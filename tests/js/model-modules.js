@@ -18,6 +18,7 @@ function modelModules() {
       contents: [
         ...MODULES.map((m) => `export * from './lib/model/${m}.mjs';`),
         "export { readSafetensors } from './lib/readers/safetensors.mjs';",
+        "export { mulberry32 } from './lib/random.mjs';",
       ].join('\n'),
       resolveDir: ROOT,
       sourcefile: 'model-modules.mjs',

@@ -1,9 +1,11 @@
 'use strict';
 // lib/model/sampling.mjs: greedy picks the first maximal logit; sampling follows softmax(logits / T)
-// restricted by top-k and top-p, reproducibly from a seed; the fixtures' first greedy tokens.
+// restricted by top-k and top-p, reproducibly from a seed; the fixtures' first greedy tokens; the same
+// token as the sampler drew before it stopped sorting the vocabulary, from every row and seed.
 const { modelModules, fixtureNames, loadFixture } = require('./model-modules');
+const { samplerBefore } = require('./sampling-before');
 
-const { greedy, createSampler } = modelModules();
+const { greedy, createSampler, mulberry32 } = modelModules();
 
 describe('greedy', () => {
   test('the first maximal logit; NaN never wins; -Infinity rows give 0', () => {
@@ -104,5 +106,62 @@ describe('createSampler', () => {
     expect(() => createSampler({ seed: 0.5 })).toThrow(/seed must be an integer/);
     expect(() => createSampler()('logits')).toThrow(TypeError);
     expect(() => greedy(new Float32Array(0))).toThrow(RangeError);
+  });
+});
+
+describe('the same tokens as before the vocabulary stopped being sorted (sampling-before.js)', () => {
+  // Rows made to be awkward, from a seeded generator: many ties (quarter steps), NaN, mostly −∞, +∞,
+  // −0 beside +0, smooth values, float32's extremes; rows shorter and longer than the radix sort's
+  // threshold (256) and longer than where it takes 16-bit digits (16384); all −∞, all NaN, one entry.
+  const random = mulberry32(2024);
+  const rows = [];
+  for (const n of [1, 2, 7, 255, 256, 300, 2501, 20000]) {
+    for (let kind = 0; kind < 7; kind++) {
+      if (n === 20000 && kind !== 0) continue; // ties: enough at this length (the old sampler is slow there)
+      const row = Array.from({ length: n }, () => Math.round((random() * 8 - 4) * 4) / 4);
+      for (let i = 0; i < n; i++) {
+        const r = random();
+        if (kind === 1 && r < 0.1) row[i] = NaN;
+        if (kind === 2 && r < 0.8) row[i] = -Infinity;
+        if (kind === 3 && r < 0.01) row[i] = Infinity;
+        if (kind === 4 && r < 0.3) row[i] = r < 0.15 ? -0 : 0;
+        if (kind === 5) row[i] = random() * 20 - 10;
+        if (kind === 6 && r < 0.2) row[i] = r < 0.1 ? 3.4028234663852886e38 : -3.4028234663852886e38;
+      }
+      rows.push(row);
+    }
+  }
+  rows.push(Array(300).fill(-Infinity), Array(300).fill(NaN), Array(500).fill(0), [Infinity], [-Infinity, 5]);
+  // Float32Array (the engine's rows: the radix path), Float64Array and arrays of values finer than
+  // float32 (the comparison sort), and plain arrays of the same float32 values.
+  // The long row only as a Float32Array: the other kinds order it as they order the shorter ones.
+  const kinds = {
+    Float32Array: (row) => Float32Array.from(row),
+    Float64Array: (row) => Float64Array.from(row, (x) => x + (Number.isFinite(x) ? 1e-9 * Math.sin(x * 7) : 0)),
+    array: (row) => Array.from(Float32Array.from(row)),
+  };
+  const rowsOf = (kind) => (kind === 'Float32Array' ? rows : rows.filter((row) => row.length < 20000));
+
+  test.each(Object.keys(kinds))('%s rows: every option and seed draws what it drew before', (kind) => {
+    const made = rowsOf(kind).map(kinds[kind]);
+    let compared = 0;
+    const differ = [];
+    for (const temperature of [1e-300, 0.01, 0.5, 1, 2]) {
+      for (const topK of [0, 1, 3, 40, 299, 300, 5000]) {
+        for (const topP of [1, 0.5, 0.9, 1e-9, 1 - 2 ** -40]) {
+          const seed = compared;
+          const now = createSampler({ temperature, topK, topP, seed });
+          const before = samplerBefore({ temperature, topK, topP }, mulberry32(seed), greedy);
+          // One sampler over every row in turn: its generator must stay in step with the old one's too.
+          for (const row of made) {
+            const [a, b] = [now(row), before(row)];
+            compared++;
+            if (a !== b && differ.length < 5) differ.push({ temperature, topK, topP, n: row.length, a, b });
+          }
+        }
+      }
+    }
+    expect(compared).toBe(5 * 7 * 5 * made.length);
+    expect(differ).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 'use strict';
-// The poem model runtime (web/model) against PyTorch: tests/fixtures/models/tang-poems.json holds what
-// models/tang-poems/model.py computes in float64 from the shipped fp16 weights (written by
-// make_fixture.py). web/model is ES modules and Jest runs CommonJS here, so the model runs in a
-// child `node tests/js/poem-model-run.mjs` that prints what it computed; this file asserts on it.
-// Nothing here depends on which weights are shipped: every expectation comes from the fixture.
+// The demo's poem model (web/model over the package's loadModel) against PyTorch:
+// tests/fixtures/models/tang-poems.json holds what models/tang-poems/model.py computes in float64
+// from the shipped fp16 weights (written by make_fixture.py). web/model is ES modules and Jest runs
+// CommonJS here, so the model runs in a child `node tests/js/poem-model-run.mjs` that prints what it
+// computed; this file asserts on it. Nothing here depends on which weights are shipped: every
+// expectation comes from the fixture.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
@@ -48,20 +49,19 @@ function expectAllClose(got, want, what) {
 const num = (v) => (typeof v === 'string' ? Number(v) : v);
 
 describe('the shipped model against PyTorch', () => {
-  test('config and vocabulary come from the file, shaped as model.py', () => {
+  test("config is loadModel's model.config of config.json, shaped as model.py; the vocabulary from tokenizer.json", () => {
     const { config, vocab, vocabLength } = section('config');
     const width = fixture.cases[0].logits[0].length;
     expect(config).toEqual({
-      vocabSize: width,
-      dModel: 128,
-      nLayers: 4,
-      nHeads: 4,
-      nKvHeads: 2,
+      modelType: 'llama',
+      numLayers: 4,
+      hiddenSize: 128,
+      numHeads: 4,
+      numKvHeads: 2,
       headDim: 32,
-      ffnHidden: 384,
-      ropeBase: 10000,
-      normEps: 1e-5,
-      maxLen: 256,
+      vocabSize: width,
+      maxPositions: 256,
+      causal: true,
     });
     expect(vocabLength).toBe(width);
     expect(vocab.slice(0, 2)).toEqual(['<s>', '\n']);
@@ -132,25 +132,12 @@ describe('attention maps', () => {
     }
   });
 
-  test('the map holds exactly the rows feed returned (chunks and generated steps)', () => {
-    const { n, maps, feedShapes, second, secondFrom, secondCount, lastStep } = section('maps');
+  test("feed's attention: every layer, [numHeads, tokens fed, keys so far]", () => {
+    const { feedShapes, secondFrom, secondCount } = section('maps');
     expect(feedShapes).toEqual([
       Array(4).fill(4 * secondFrom * secondFrom),
       Array(4).fill(4 * secondCount * (secondFrom + secondCount)),
     ]);
-    for (const { layer, head, map } of maps) {
-      const total = secondFrom + secondCount;
-      for (let t = 0; t < secondCount; t++) {
-        const fed = second[layer].slice((head * secondCount + t) * total, (head * secondCount + t + 1) * total);
-        const i = secondFrom + t;
-        expect([layer, head, i, map.slice(i * n, i * n + total)]).toEqual([layer, head, i, fed]);
-      }
-      expect([layer, head, map.slice((n - 1) * n, n * n)]).toEqual([
-        layer,
-        head,
-        lastStep[layer].slice(head * n, (head + 1) * n),
-      ]);
-    }
   });
 
   test('fed in chunks and generated equals fed whole, within the tolerance', () => {
@@ -160,8 +147,13 @@ describe('attention maps', () => {
 });
 
 describe('headSteps', () => {
-  test('weights agree with the cached path; the steps agree with each other', () => {
-    for (const { layer, head, query, n, steps, cachedRow } of section('headSteps')) {
+  test("each layer's input comes from the model's own hidden states: nothing stays in the engine", () => {
+    const { heapBefore, heapAfter } = section('headSteps');
+    expect(heapAfter).toBe(heapBefore);
+  });
+
+  test("weights agree with the cached path's; the steps agree with each other", () => {
+    for (const { layer, head, query, n, steps, cachedRow } of section('headSteps').picks) {
       const what = `layer ${layer} head ${head} query ${query}`;
       const d = 32;
       expect([what, steps.q.length, steps.keys.length, steps.values.length, steps.output.length]).toEqual([
@@ -173,7 +165,7 @@ describe('headSteps', () => {
       ]);
       expect([what, steps.kvHead]).toEqual([what, Math.floor(head / 2)]);
       const weights = steps.weights.map(num);
-      expectAllClose(weights, cachedRow, `${what}: weights against session.attention`);
+      expectAllClose(weights, cachedRow, `${what}: weights against the cached path's row`);
       for (let j = 0; j < n; j++) {
         const dot = steps.q.reduce((s, q, k) => s + q * steps.keys[j * d + k], 0);
         if (!close(num(steps.scores[j]), dot))
@@ -190,6 +182,11 @@ describe('headSteps', () => {
       );
       expectAllClose(steps.output, output, `${what}: output against Σ weights·values`);
     }
+  });
+
+  test('after a truncate and new tokens, the steps follow what the session holds', () => {
+    const { weights, cachedRow } = section('headSteps').truncated;
+    expectAllClose(weights, cachedRow, 'layer 1 head 2, the last query, after truncate and feed');
   });
 });
 
@@ -218,36 +215,31 @@ describe('choosing tokens', () => {
     expect(s.allTextNull).toBe(true); // the free function has no vocabulary
   });
 
-  test('sampleToken: argmax at temperature 0, draws from the top k, seeded generation repeats', () => {
+  test("seeded sampling repeats, and draws what loadModel's generate draws with the same seed", () => {
     const s = section('sampling');
-    const order = ranked(s.logits);
-    expect(s.argmax).toBe(order[0]);
-    expect(s.firstOfTop).toBe(order[0]);
-    expect(s.lastOfTop3).toBe(order[2]);
-    expect([...new Set(s.draws)].sort((a, b) => a - b)).toEqual(order.slice(0, 3).sort((a, b) => a - b));
     expect(s.seededA).toEqual(s.seededB);
     expect(s.seededA).not.toEqual(s.seededC);
+    expect(s.seededA).toEqual(s.modelSeededA);
+    expect(s.topK40).toEqual(s.modelTopK40);
+    expect(s.greedy).toEqual(s.modelGreedy);
   });
 
   test('bad arguments are named errors', () => {
     const e = section('sampling').errors;
     expect(e.k0).toMatchObject({ name: 'RangeError', message: expect.stringMatching(/topTokens: k/) });
     expect(e.t0).toMatchObject({ name: 'RangeError', message: expect.stringMatching(/topTokens: temperature/) });
-    expect(e.negTemperature).toMatchObject({ name: 'RangeError', message: expect.stringMatching(/temperature/) });
-    expect(e.badTopK).toMatchObject({ name: 'RangeError', message: expect.stringMatching(/topK/) });
-    expect(e.badRandom).toMatchObject({ name: 'RangeError', message: expect.stringMatching(/random\(\)/) });
     expect(e.notLogits).toMatchObject({ name: 'TypeError', message: expect.stringMatching(/logits/) });
   });
 });
 
 describe('text', () => {
-  test('encode and decode', () => {
+  test('encode puts the poem start first, as tokenizer.json does; decode leaves it out', () => {
     const v = section('vocab');
     const { prompt, ids } = fixture.cases[0];
-    expect(v.encoded).toEqual([...ids.slice(1), 1]); // the fixture's ids follow '<s>'
-    expect(v.decoded).toBe(`${prompt}\n`); // the poem start renders as ''
-    expect(v.decodedMarker).toBe(`§${prompt}`);
-    expect(v.tokenTexts.slice(0, 2)).toEqual(['<s>', '\n']);
+    expect(v.encoded).toEqual([...ids, 1]);
+    expect(v.decoded).toBe(`${prompt}\n`);
+    expect(v.tokenTexts).toEqual(['<s>', '\n', '，']);
+    expect(v.badTokenText.name).toBe('RangeError');
   });
 
   test('encode names every character not in the vocabulary', () => {
@@ -258,7 +250,6 @@ describe('text', () => {
     expect(v.astral.message.match(/U\+0078/g).length).toBe(1); // each named once
     expect(v.markerText.name).toBe('RangeError'); // '<s>' in text is not the marker
     expect(v.notString.name).toBe('TypeError');
-    expect(v.badDecode.name).toBe('RangeError');
   });
 });
 
@@ -279,9 +270,12 @@ describe('errors leave things usable', () => {
       'badMaxLength',
       'generateEmpty',
       'generateBadTemperature',
+      'generateBadTopCount',
+      'generateBadTopK',
     ]) {
       expect([k, e[k] && e[k].name]).toEqual([k, 'RangeError']);
     }
+    expect(e.generateBadTopK.message).toMatch(/^createSampler: topK must be an integer ≥ 0, got -1$/);
     expect(e.notArray.name).toBe('TypeError');
     expect(e.lengthAfterBad).toBe(4);
     // after the errors the session goes on as if they never happened
@@ -291,27 +285,28 @@ describe('errors leave things usable', () => {
     expect(e.stoppedWhenFull).toEqual({ done: true, value: { stop: 'maxLength', top: null } });
   });
 
-  test('createPoemModel refuses what is not this model, leaking nothing', () => {
+  test('openPoemModel refuses what is not this model, leaking nothing', () => {
     const e = section('errors');
     expect(e.badEngine.name).toBe('TypeError');
-    expect(e.noMetadata.name).toBe('TypeError');
+    expect(e.badPackage).toMatchObject({ name: 'TypeError', message: expect.stringContaining('loadModel') });
+    expect(e.noConfig.name).toBe('TypeError');
     expect(e.missingTensor).toMatchObject({
       name: 'TypeError',
-      message: expect.stringContaining('layers.2.mlp.up_proj.weight'),
+      message: expect.stringContaining('model.layers.2.mlp.up_proj.weight'),
     });
     expect(e.wrongConfig).toMatchObject({ name: 'TypeError', message: expect.stringContaining('layers.4.') });
-    expect(e.heapAfterFailedCreates).toBe(e.heapBeforeCreates);
+    expect(e.heapAfterFailedOpens).toBe(e.heapBeforeOpens);
   });
 });
 
-test('dispose frees every layer and cache; later calls throw', () => {
+test('dispose frees the model and its sessions; later calls throw', () => {
   const d = section('dispose');
-  expect(d.inUse).toBeGreaterThan(d.baseline); // the model's layers
+  expect(d.inUse).toBeGreaterThan(d.baseline); // the model's weights
   expect(d.withSession).toBeGreaterThan(d.inUse); // a session's caches
   expect(d.afterOne).toBe(d.withSession); // a disposed session gave its caches back
   expect(d.afterModel).toBe(d.baseline);
   expect([d.sessionDisposed, d.modelDisposed]).toEqual([true, true]);
-  for (const k of ['feedAfter', 'attentionAfter', 'createAfter']) {
+  for (const k of ['feedAfter', 'headStepsAfter', 'createAfter']) {
     expect([k, d[k] && d[k].name, d[k] && /disposed/.test(d[k].message)]).toEqual([k, 'Error', true]);
   }
 });

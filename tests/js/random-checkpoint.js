@@ -2,18 +2,8 @@
 // Random-weight Llama checkpoints of any shape, as { config, tensors } with Hugging Face's names:
 // what planCheckpoint reads (tensors as readSafetensors gives them). For shapes the committed
 // fixtures are too small to reach (the engine's thread splits, the speed of a SmolLM-sized model).
-// Seeded (mulberry32), so a shape and seed always give the same weights.
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded (mulberry32, lib/random.mjs's), so a shape and seed always give the same weights.
+const { mulberry32 } = require('./model-modules').modelModules();
 
 /**
  * @param {{ layers: number, hidden: number, heads: number, kvHeads: number, headDim: number,

@@ -412,3 +412,85 @@ describe('malformed files are RangeErrors that say what is wrong and where', () 
     expect(refused).toBeGreaterThan(1000);
   });
 });
+
+describe('{ widen: false } keeps F16 and BF16 in their own format', () => {
+  const MODELS = require('path').join(__dirname, '..', 'fixtures', 'models');
+  // The file's own bytes of each tensor, located through its header (read here, not by the reader).
+  function rawTensors(bytes) {
+    const headerLength = Number(Buffer.from(bytes).readBigUInt64LE(0));
+    const header = JSON.parse(
+      Buffer.from(bytes)
+        .subarray(8, 8 + headerLength)
+        .toString('utf8'),
+    );
+    delete header.__metadata__;
+    return Object.entries(header).map(
+      ([
+        name,
+        {
+          dtype,
+          data_offsets: [begin, end],
+        },
+      ]) => [name, dtype, bytes.subarray(8 + headerLength + begin, 8 + headerLength + end)],
+    );
+  }
+  const bitsOf = (data) => new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const F16_ARRAY = typeof Float16Array === 'function' ? 'Float16Array' : 'Uint16Array';
+
+  test.each([
+    ['llama-bias-partial-linear-f16', 'F16', F16_ARRAY],
+    ['qwen2-bias-tied-bf16', 'BF16', 'Uint16Array'],
+  ])('%s: every %s tensor is a %s holding the file’s bytes; widened, the same as the default', (model, dtype, kind) => {
+    const bytes = new Uint8Array(fs.readFileSync(require('path').join(MODELS, model, 'model.safetensors')));
+    const own = readSafetensors(bytes, { widen: false }).tensors;
+    const widened = readSafetensors(bytes).tensors;
+    const explicit = readSafetensors(bytes, { widen: true }).tensors;
+    const raw = rawTensors(bytes);
+    expect(raw.filter(([, d]) => d === dtype).length).toBeGreaterThan(5);
+    for (const [name, fileDtype, fileBytes] of raw) {
+      const t = own[name];
+      expect([name, t.dtype, t.shape]).toEqual([name, fileDtype, widened[name].shape]);
+      expect(bitsOf(explicit[name].data)).toEqual(bitsOf(widened[name].data));
+      if (fileDtype !== dtype) {
+        expect(bitsOf(t.data)).toEqual(bitsOf(widened[name].data)); // other dtypes as before
+        continue;
+      }
+      expect(t.data.constructor.name).toBe(kind);
+      expect(Buffer.from(bitsOf(t.data)).equals(Buffer.from(fileBytes))).toBe(true);
+      expect(widened[name].data.constructor.name).toBe('Float32Array');
+      // The widened values are the 16-bit values: F16 widened by the reader's own exact conversion,
+      // BF16 as the top half of a float32.
+      const halves = new Uint16Array(
+        fileBytes.buffer.slice(fileBytes.byteOffset, fileBytes.byteOffset + fileBytes.length),
+      );
+      const top = Uint32Array.from(halves, (h) => h << 16);
+      if (dtype === 'BF16') expect(new Uint32Array(widened[name].data.buffer)).toEqual(top);
+    }
+  });
+
+  test.each([
+    [
+      { widen: 0 },
+      TypeError,
+      'readSafetensors: options.widen must be a boolean (true: F16/BF16 as Float32Array), got number 0',
+    ],
+    [{ widen: 'false' }, TypeError, 'options.widen must be a boolean'],
+    [{ widne: false }, TypeError, 'readSafetensors: unknown option widne (known: widen)'],
+    ['widen', TypeError, 'readSafetensors: options must be an object { widen }, got the string "widen"'],
+    [[false], TypeError, 'readSafetensors: options must be an object { widen }, got an Array'],
+    [false, TypeError, 'readSafetensors: options must be an object { widen }, got boolean false'],
+  ])('options %p → %p', (options, Type, message) => {
+    const file = encodeFile({ x: { dtype: 'F16', shape: [1], bytes: littleEndian([0x3c00], 2, 'setUint16') } });
+    expect(() => readSafetensors(file, options)).toThrow(Type);
+    expect(() => readSafetensors(file, options)).toThrow(message);
+  });
+
+  test('absent options, null, {} and { widen: undefined } widen as before', () => {
+    const file = encodeFile({
+      x: { dtype: 'BF16', shape: [2], bytes: littleEndian([0x3f80, 0xc000], 2, 'setUint16') },
+    });
+    for (const options of [undefined, null, {}, { widen: undefined }])
+      expect(readSafetensors(file, options).tensors.x.data).toEqual(Float32Array.of(1, -2));
+    expect(readSafetensors(file, { widen: false }).tensors.x.data).toEqual(Uint16Array.of(0x3f80, 0xc000));
+  });
+});

@@ -31,6 +31,22 @@ describe.each(['mha-in-proj-f32', 'llama-gqa-f16', 'qwen-bias-bf16'])("%s: PyTor
   });
 });
 
+test.each(['llama-gqa-f16', 'qwen-bias-bf16'])(
+  '%s read with { widen: false }: the same arguments, bit for bit, as the widened read',
+  (name) => {
+    const { bytes, sidecar } = loadSafetensorsFixture(name);
+    const own = attentionArgsFromStateDict(readSafetensors(bytes, { widen: false }).tensors, sidecar.prefix);
+    const widened = attentionArgsFromStateDict(readSafetensors(bytes).tensors, sidecar.prefix);
+    expect(Object.keys(own)).toEqual(Object.keys(widened));
+    for (const key of Object.keys(own)) {
+      expect(own[key]).toBeInstanceOf(Float32Array);
+      expect(new Uint32Array(own[key].buffer, own[key].byteOffset, own[key].length)).toEqual(
+        new Uint32Array(widened[key].buffer, widened[key].byteOffset, widened[key].length),
+      );
+    }
+  },
+);
+
 test('the files map to the arguments each scheme has', () => {
   const keys = (name) => {
     const { bytes, sidecar } = loadSafetensorsFixture(name);
@@ -177,7 +193,7 @@ describe('errors', () => {
       'an integer tensor as a weight',
       [{ ...hf, 'q_proj.weight': { dtype: 'I64', shape: [1], data: BigInt64Array.of(1n) } }],
       TypeError,
-      /"q_proj.weight" must be a floating-point tensor \(Float32Array, Float64Array, number\[\], or \{ data \} of one\), got dtype I64 \(a BigInt64Array of length 1\)/,
+      /"q_proj.weight" must be a floating-point tensor \(Float32Array, Float16Array, Float64Array, number\[\], or \{ data \} of one\), got dtype I64 \(a BigInt64Array of length 1\)/,
     ],
     [
       'a string as a weight',

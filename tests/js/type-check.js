@@ -14,8 +14,9 @@ const CONSUMER_OPTIONS = {
   types: [],
 };
 
-function typeCheck(file) {
-  const program = ts.createProgram([file], CONSUMER_OPTIONS);
+// options: compiler options over the consumer's (e.g. another lib).
+function typeCheck(file, options = {}) {
+  const program = ts.createProgram([file], { ...CONSUMER_OPTIONS, ...options });
   return {
     problems: ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
     read: program.getSourceFiles().map((f) => f.fileName),

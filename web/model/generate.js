@@ -1,19 +1,19 @@
-// Token-by-token continuation of a session: sample from the last logits, feed the token, report
-// it with the candidates it was chosen from and its attention rows, repeat.
-import { mulberry32 } from '../random.js';
-import { checkSampling, sampleToken } from './sampling.js';
+// Token-by-token continuation of a session: choose the next token from the last logits, feed it,
+// report it with the candidates it was chosen from and its attention rows, repeat. The choice is the
+// model's createSampler (the chooser model.generate uses: temperature, then top-k, then a seeded
+// draw), so a seed gives the same poem here as in model.generate.
 
 const POEM_START_ID = 0;
 
 /**
- * A generator yielding { id, text, position, top, attention } per new token: text is vocab[id],
- * position its index in the session, top the topCount most likely candidates it was drawn from
- * ([{ id, text, prob }], at the sampling temperature, or 1 when greedy), attention its rows
- * from session.feed (per layer [nHeads, 1, position + 1]). It stops after maxNew tokens, when
- * the session is full, or (stopAtPoemStart) when the model picks the poem start, which is then
- * neither yielded nor fed; the generator's return value says which: { stop: 'maxNew' |
- * 'maxLength' | 'poemStart', top } (top: the candidates of the step that stopped, or null).
- * Options are checked when generate is called, not at the first next().
+ * A generator yielding { id, text, position, top, attention } per new token: text is the token's
+ * own text, position its index in the session, top the topCount most likely candidates it was drawn
+ * from ([{ id, text, prob }], at the sampling temperature, or 1 when greedy), attention its rows
+ * from session.feed (per layer [numHeads, 1, position + 1]). It stops after maxNew tokens, when the
+ * session is full, or (stopAtPoemStart) when the model picks the poem start, which is then neither
+ * yielded nor fed; the generator's return value says which: { stop: 'maxNew' | 'maxLength' |
+ * 'poemStart', top } (top: the candidates of the step that stopped, or null). Options are checked
+ * when generate is called, not at the first next().
  */
 export function generate(
   session,
@@ -25,15 +25,12 @@ export function generate(
   if (!(maxNew === Infinity || (Number.isInteger(maxNew) && maxNew >= 0))) {
     throw new RangeError(`generate: maxNew must be an integer ≥ 0 (or Infinity), got ${maxNew}`);
   }
-  checkSampling('generate', { temperature, topK });
   if (!Number.isInteger(topCount) || topCount < 1)
     throw new RangeError(`generate: topCount must be a positive integer, got ${topCount}`);
-  if (seed !== undefined && !Number.isInteger(seed))
-    throw new TypeError(`generate: seed must be an integer, got ${seed}`);
   if (session.length === 0) {
     throw new RangeError('generate: the session is empty; feed the prompt first (starting with the poem start, id 0)');
   }
-  const random = seed === undefined ? Math.random : mulberry32(seed);
+  const next = session.model.model.createSampler({ temperature, topK, seed });
   const model = session.model;
   const topTemperature = temperature > 0 ? temperature : 1;
 
@@ -41,7 +38,7 @@ export function generate(
     for (let made = 0; made < maxNew; made++) {
       if (session.length >= session.maxLength) return { stop: 'maxLength', top: null };
       const logits = session.logits;
-      const id = sampleToken(logits, { temperature, topK, random });
+      const id = next(logits);
       const top = model.topTokens(logits, topCount, topTemperature);
       if (stopAtPoemStart && id === POEM_START_ID) return { stop: 'poemStart', top };
       const { attention } = session.feed([id]);

@@ -4,6 +4,23 @@
 // causality at its own position, so keys after it appear masked (−∞ scaled score, weight 0).
 import { kvHeadOf } from '../../lib/attention-rules.mjs';
 
+/**
+ * What layer l's attention reads: input_layernorm(hiddenStates[l]), the RMSNorm of each row of
+ * `hidden` ([rows, width], the residual stream before layer l from model.forward's hiddenStates)
+ * with the layer's norm weight, as transformers' LlamaRMSNorm computes it (here in float64, then
+ * float32): a few rows once per view, not worth a second output of the engine.
+ */
+export function attentionInput(hidden, weight, eps, rows, width) {
+  const out = new Float32Array(rows * width);
+  for (let r = 0; r < rows; r++) {
+    let squares = 0;
+    for (let i = 0; i < width; i++) squares += hidden[r * width + i] ** 2;
+    const inv = 1 / Math.sqrt(squares / width + eps);
+    for (let i = 0; i < width; i++) out[r * width + i] = hidden[r * width + i] * inv * weight[i];
+  }
+  return out;
+}
+
 /** Row `row` of a [rows, width] array, the `width`-wide block `block` of it. */
 const slice = (a, width, row, block, blockWidth) =>
   a.slice(row * width + block * blockWidth, row * width + (block + 1) * blockWidth);

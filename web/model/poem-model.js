@@ -1,76 +1,127 @@
-// The Tang-poem character model (models/tang-poems/model.py) on the wasm-attention engine: its
-// attention layers are prepared engine layers, everything else is plain JavaScript (dense.js).
-// The model holds the weights; sessions (session.js) hold what a sequence of tokens left behind.
-import { attentionArgsFromStateDict } from '../../dist/index.mjs';
-import { readPoemWeights } from './checkpoint.js';
-import { createVocabulary } from './vocab.js';
+// The Tang-poem character model (models/tang-poems/, a Hugging Face `llama` checkpoint) on the
+// package's loadModel: every token runs in the engine, embedding to logits. What this file adds is
+// what the demo needs around the model: the character vocabulary (labels, and the characters a
+// prompt may use), the most likely next tokens, sessions that remember their tokens, and the
+// worked steps of one head (head-steps.js, from the hidden states model.forward gives).
 import { createSession } from './session.js';
 import { topTokens } from './sampling.js';
 
-function checkEngine(attn) {
-  if (attn === null || typeof attn !== 'object' || typeof attn.createMultiHeadAttention !== 'function') {
-    throw new TypeError('createPoemModel: attn must be an engine from createAttention()');
+export const POEM_START = '<s>';
+
+const FN = 'openPoemModel';
+
+function describeChar(ch) {
+  const cp = ch.codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
+  return `${JSON.stringify(ch)} (U+${cp})`;
+}
+
+function checkPackage(pkg) {
+  for (const name of ['loadModel', 'readSafetensors', 'attentionArgsFromStateDict']) {
+    if (typeof pkg?.[name] !== 'function')
+      throw new TypeError(`${FN}: pkg must be the package's module (with ${name}), got ${typeof pkg?.[name]} ${name}`);
   }
 }
 
+const isBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+
 /**
- * The model of a safetensors file: createPoemModel(attn, readSafetensors(bytes)).
- * → { config, vocab, encode, decode, tokenText, topTokens, createSession, dispose, disposed }
+ * The poem model of a folder's files: openPoemModel(pkg, attn, { config, tokenizer, weights }) with
+ * config.json and tokenizer.json parsed and weights the bytes of model.safetensors (or their
+ * readSafetensors result). pkg: the package's module (loadModel, readSafetensors,
+ * attentionArgsFromStateDict). → a Promise of { config, vocab, model, encode, decode, tokenText,
+ * topTokens, createSession, dispose, disposed }; config is loadModel's model.config, model the model.
  */
-export function createPoemModel(attn, { tensors, metadata } = {}) {
-  checkEngine(attn);
-  const { config, vocab, weights } = readPoemWeights(tensors, metadata);
-  const layers = [];
+export async function openPoemModel(pkg, attn, { config: configJson, tokenizer, weights } = {}) {
+  checkPackage(pkg);
+  // The tensors stay here too: head steps need each layer's attention weights and input norm.
+  const file = isBytes(weights) ? pkg.readSafetensors(weights) : weights;
+  const model = await pkg.loadModel(attn, { config: configJson, weights: file, tokenizer });
   try {
-    for (let l = 0; l < config.nLayers; l++) {
-      const args = {
-        ...attentionArgsFromStateDict(tensors, `layers.${l}.attn.`),
-        embedDim: config.dModel,
-        numHeads: config.nHeads,
-        numKvHeads: config.nKvHeads,
-        headDim: config.headDim,
-        rope: { base: config.ropeBase },
-      };
-      layers.push({ layer: attn.createMultiHeadAttention(args), args });
+    const config = model.config;
+    // Each token's own text, as the tokenizer writes it ('<s>' kept): labels, and the known characters.
+    const vocab = Object.freeze(
+      Array.from({ length: config.vocabSize }, (_, id) => model.decode([id], { skipSpecialTokens: false })),
+    );
+    if (vocab[0] !== POEM_START) {
+      throw new RangeError(`${FN}: token 0 must be the poem start ${POEM_START}, got ${JSON.stringify(vocab[0])}`);
     }
+    const known = new Set(vocab.slice(1));
+    const layerArgs = Array.from({ length: config.numLayers }, (_, l) => ({
+      ...pkg.attentionArgsFromStateDict(file.tensors, `model.layers.${l}.self_attn.`),
+      embedDim: config.hiddenSize,
+      numHeads: config.numHeads,
+      numKvHeads: config.numKvHeads,
+      headDim: config.headDim,
+      rope: { base: configJson.rope_theta },
+    }));
+    const inputNorms = Array.from(
+      { length: config.numLayers },
+      (_, l) => file.tensors[`model.layers.${l}.input_layernorm.weight`].data,
+    );
+    // transformers' LlamaConfig default when config.json leaves it out
+    const normEps = configJson.rms_norm_eps ?? 1e-6;
+    const sessions = new Set();
+    let disposed = false;
+    const internals = { attn, model, config, layerArgs, inputNorms, normEps };
+
+    const poem = {
+      config,
+      vocab,
+      /** loadModel's model itself (its forward, generate, sessions). */
+      model,
+      get disposed() {
+        return disposed || model.disposed;
+      },
+      /**
+       * Int32Array of ids: the poem start, then one id per character (tokenizer.json's encoding). A
+       * RangeError names every character the model does not know (the tokenizer would drop them),
+       * and a typed '<s>' is three characters, not the poem start.
+       */
+      encode(text) {
+        if (typeof text !== 'string') throw new TypeError(`encode: text must be a string, got ${typeof text}`);
+        const chars = Array.from(text);
+        const unknown = [...new Set(chars.filter((ch) => !known.has(ch)))];
+        if (unknown.length) {
+          throw new RangeError(
+            `encode: ${unknown.length === 1 ? 'a character is' : `${unknown.length} characters are`} not in the model's vocabulary: ${unknown.map(describeChar).join(', ')}`,
+          );
+        }
+        const ids = model.encode(text);
+        if (ids.length !== chars.length + 1 || ids[0] !== 0)
+          throw new Error(
+            `encode: tokenizer.json gave ${ids.length} ids for ${chars.length} characters and the poem start`,
+          );
+        return ids;
+      },
+      /** The text of ids; the poem start is left out (it only marks where a poem begins). */
+      decode: (ids) => model.decode(ids),
+      /** A token's own text: '<s>', '\n' or its character (labels for charts and lists). */
+      tokenText(id) {
+        if (!Number.isInteger(id) || id < 0 || id >= vocab.length)
+          throw new RangeError(`tokenText: token ids are integers 0 … ${vocab.length - 1}, got ${id}`);
+        return vocab[id];
+      },
+      /** topTokens with this model's vocabulary for the text. */
+      topTokens: (logits, k, temperature = 1) => topTokens(logits, k, temperature, vocab),
+      /** A new sequence: the engine's KV caches for maxLength tokens (default config.maxPositions). */
+      createSession(options) {
+        if (poem.disposed) throw new Error('model.createSession: this model was disposed; open it again');
+        const session = createSession(internals, options, (s) => sessions.delete(s));
+        sessions.add(session);
+        return session;
+      },
+      /** Frees the model and its sessions (the engine stays the caller's). */
+      dispose() {
+        if (disposed) return;
+        disposed = true;
+        for (const s of [...sessions]) s.dispose();
+        model.dispose();
+      },
+    };
+    internals.poem = poem;
+    return poem;
   } catch (e) {
-    for (const { layer } of layers) layer.dispose();
+    model.dispose();
     throw e;
   }
-  const { encode, decode, tokenText } = createVocabulary(vocab);
-  const sessions = new Set();
-  let disposed = false;
-  const internals = { attn, config, weights, layers, model: null };
-
-  const model = {
-    config,
-    vocab,
-    encode,
-    decode,
-    tokenText,
-    get disposed() {
-      return disposed;
-    },
-    /** topTokens with this model's vocabulary for the text. */
-    topTokens(logits, k, temperature = 1) {
-      return topTokens(logits, k, temperature, vocab);
-    },
-    /** A new sequence: one KV cache per layer, room for maxLength tokens. */
-    createSession(options) {
-      if (disposed)
-        throw new Error('model.createSession: this model was disposed; create a new one with createPoemModel');
-      const session = createSession(internals, options, (s) => sessions.delete(s));
-      sessions.add(session);
-      return session;
-    },
-    /** Frees the engine layers and every session's caches (the engine itself stays the caller's). */
-    dispose() {
-      if (disposed) return;
-      disposed = true;
-      for (const s of [...sessions]) s.dispose();
-      for (const { layer } of layers) layer.dispose();
-    },
-  };
-  internals.model = model;
-  return model;
 }

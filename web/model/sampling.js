@@ -1,5 +1,5 @@
-// Choosing the next token from logits: the most likely tokens with their probabilities, and one
-// draw (greedy, with a temperature, from the top k). Probabilities are computed in float64.
+// The most likely next tokens with their probabilities, as the page lists them (the draw itself is
+// the package's sampler, see generate.js). Probabilities are computed in float64.
 
 function checkLogits(fn, logits) {
   if (!(logits instanceof Float32Array || logits instanceof Float64Array || Array.isArray(logits))) {
@@ -10,20 +10,9 @@ function checkLogits(fn, logits) {
   if (logits.length === 0) throw new RangeError(`${fn}: logits is empty`);
 }
 
-function checkTemperature(fn, temperature, allowZero) {
-  const ok =
-    typeof temperature === 'number' && Number.isFinite(temperature) && (allowZero ? temperature >= 0 : temperature > 0);
-  if (!ok)
-    throw new RangeError(
-      `${fn}: temperature must be a finite number ${allowZero ? '≥ 0 (0 = greedy)' : '> 0'}, got ${temperature}`,
-    );
-}
-
-/** RangeError unless temperature ≥ 0 (0 = greedy) and topK an integer ≥ 0 (0 = every token). */
-export function checkSampling(fn, { temperature, topK }) {
-  checkTemperature(fn, temperature, true);
-  if (!Number.isInteger(topK) || topK < 0)
-    throw new RangeError(`${fn}: topK must be an integer ≥ 0 (0 = every token), got ${topK}`);
+function checkTemperature(fn, temperature) {
+  if (!(typeof temperature === 'number' && Number.isFinite(temperature) && temperature > 0))
+    throw new RangeError(`${fn}: temperature must be a finite number > 0, got ${temperature}`);
 }
 
 /** The ids of the k largest logits, by falling logit (ties: lower id first). */
@@ -47,20 +36,14 @@ function topIds(logits, k) {
   return top;
 }
 
-/** exp(logits[id] / temperature − max) for each id, and their sum (the softmax before dividing). */
-function expShifted(logits, ids, temperature) {
+/** The largest logits[i] / temperature and Σ exp(logits[i] / temperature − that): the softmax's scale. */
+function softmaxScale(logits, temperature) {
   let max = -Infinity;
-  for (const id of ids) max = Math.max(max, logits[id] / temperature);
-  const e = new Float64Array(ids.length);
+  for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i] / temperature);
   let sum = 0;
-  for (let i = 0; i < ids.length; i++) {
-    e[i] = Math.exp(logits[ids[i]] / temperature - max);
-    sum += e[i];
-  }
-  return { e, sum, max };
+  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] / temperature - max);
+  return { sum, max };
 }
-
-const allIds = (logits) => Array.from(logits.keys());
 
 /**
  * The k most likely tokens: [{ id, text, prob }] by falling probability, prob from
@@ -70,40 +53,11 @@ const allIds = (logits) => Array.from(logits.keys());
 export function topTokens(logits, k, temperature = 1, vocab = null) {
   checkLogits('topTokens', logits);
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`topTokens: k must be a positive integer, got ${k}`);
-  checkTemperature('topTokens', temperature, false);
-  const { sum, max } = expShifted(logits, allIds(logits), temperature);
+  checkTemperature('topTokens', temperature);
+  const { sum, max } = softmaxScale(logits, temperature);
   return topIds(logits, Math.min(k, logits.length)).map((id) => ({
     id,
     text: vocab ? vocab[id] : null,
     prob: Math.exp(logits[id] / temperature - max) / sum,
   }));
-}
-
-/**
- * One token id: the argmax when temperature is 0 (lowest id on a tie), otherwise a draw from
- * softmax(logits / temperature) restricted to the topK most likely tokens (all when topK is 0),
- * using random() ∈ [0, 1) (ids in falling logit order with topK, in id order without).
- */
-export function sampleToken(logits, { temperature = 0, topK = 0, random = Math.random } = {}) {
-  checkLogits('sampleToken', logits);
-  checkSampling('sampleToken', { temperature, topK });
-  if (temperature === 0) {
-    let best = 0;
-    for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
-    return best;
-  }
-  if (typeof random !== 'function')
-    throw new TypeError(`sampleToken: random must be a function returning a number in [0, 1), got ${typeof random}`);
-  const ids = topK > 0 && topK < logits.length ? topIds(logits, topK) : allIds(logits);
-  const { e, sum } = expShifted(logits, ids, temperature);
-  const r = random();
-  if (!(typeof r === 'number' && r >= 0 && r < 1))
-    throw new RangeError(`sampleToken: random() must return a number in [0, 1), got ${r}`);
-  const target = r * sum;
-  let cumulative = 0;
-  for (let i = 0; i < ids.length; i++) {
-    cumulative += e[i];
-    if (target < cumulative) return ids[i];
-  }
-  return ids[ids.length - 1]; // r just below 1 and a sum rounded below it
 }

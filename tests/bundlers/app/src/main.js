@@ -1,9 +1,17 @@
 // The consumer app's page script: ?mode=main runs the example on the main thread, ?mode=worker in
-// a module Web Worker, ?mode=threads with createAttention({ threads: 2 }) in that worker.
-import { createAttention } from 'wasm-attention';
+// a module Web Worker, ?mode=threads with createAttention({ threads: 2 }) in that worker;
+// ?mode=model&model=<folder URL>&prompt=<text>&n=<tokens> loads a model and generates greedily.
+import { createAttention, loadModel } from 'wasm-attention';
 import { runExample } from './example.js';
+import { runModel } from './model.js';
 
-const mode = new URLSearchParams(location.search).get('mode') ?? 'main';
+const query = new URLSearchParams(location.search);
+const mode = query.get('mode') ?? 'main';
+const modelArgs = () => ({
+  model: query.get('model'),
+  prompt: query.get('prompt'),
+  maxNewTokens: Number(query.get('n')),
+});
 
 function inWorker(options) {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
@@ -15,7 +23,12 @@ function inWorker(options) {
   });
 }
 
-const run = mode === 'main' ? runExample(createAttention, {}) : inWorker(mode === 'threads' ? { threads: 2 } : {});
+const run =
+  mode === 'model'
+    ? runModel(createAttention, loadModel, modelArgs())
+    : mode === 'main'
+      ? runExample(createAttention, {})
+      : inWorker(mode === 'threads' ? { threads: 2 } : {});
 
 run
   .then(
