@@ -1,10 +1,7 @@
-// The checkpoints the model rows run (Hugging Face layout: config.json + model.safetensors), made at
-// bench time in bench/.cache/ (ignored by git, never committed):
-// - smollm-135m-shape/: random f32 weights of SmolLM-135M's shape (~540 MB), from a seeded generator;
-// - tang-poems/: the demo's poem model. When models/tang-poems/ already has config.json (the Hugging
-//   Face layout) that folder is used as it is; until then its model.safetensors (the poem model's own
-//   tensor names, fp16) is rewritten here under Hugging Face's names with a config.json derived from
-//   models/tang-poems/model.py's CONFIG (which the file's metadata carries) — the same numbers.
+// The checkpoints the model rows run (Hugging Face layout: config.json + model.safetensors):
+// - smollm-135m-shape: random f32 weights of SmolLM-135M's shape (~540 MB) from a seeded generator,
+//   made at bench time in bench/.cache/ (ignored by git, never committed);
+// - tang-poems: the demo's poem model, models/tang-poems/ as the repository has it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,68 +114,10 @@ export function ensureSmolCheckpoint() {
   return dir;
 }
 
-// The poem model's own tensor names → Hugging Face llama's (models/tang-poems/model.py).
-const POEM_NAMES = [
-  [/^embed\.weight$/, 'model.embed_tokens.weight'],
-  [/^layers\.(\d+)\.attn_norm\.weight$/, 'model.layers.$1.input_layernorm.weight'],
-  [/^layers\.(\d+)\.attn\.(\w+_proj)\.weight$/, 'model.layers.$1.self_attn.$2.weight'],
-  [/^layers\.(\d+)\.mlp_norm\.weight$/, 'model.layers.$1.post_attention_layernorm.weight'],
-  [/^layers\.(\d+)\.mlp\.(\w+_proj)\.weight$/, 'model.layers.$1.mlp.$2.weight'],
-  [/^norm\.weight$/, 'model.norm.weight'],
-];
-
-/** The poem model's CONFIG (model.py; carried in its file's metadata) as Hugging Face's config.json. */
-export function poemConfig(c) {
-  return {
-    architectures: ['LlamaForCausalLM'],
-    model_type: 'llama',
-    hidden_size: c.d_model,
-    num_hidden_layers: c.n_layers,
-    num_attention_heads: c.n_heads,
-    num_key_value_heads: c.n_kv_heads,
-    head_dim: c.head_dim,
-    intermediate_size: c.ffn_hidden,
-    vocab_size: c.vocab_size,
-    max_position_embeddings: c.max_len,
-    rope_theta: c.rope_base,
-    rms_norm_eps: c.norm_eps,
-    hidden_act: 'silu',
-    tie_word_embeddings: true,
-    attention_bias: false,
-    bos_token_id: 0,
-  };
-}
-
-const readHeader = (bytes) => {
-  const n = Number(bytes.readBigUInt64LE(0));
-  return { header: JSON.parse(bytes.subarray(8, 8 + n).toString('utf8')), dataStart: 8 + n };
-};
-
-/** The poem model in the Hugging Face layout: models/tang-poems/ itself when it has config.json, else a converted copy. */
+/** models/tang-poems/, the poem model in the Hugging Face layout. */
 export function ensurePoemCheckpoint() {
-  const src = path.join(here, '..', 'models', 'tang-poems');
-  if (fs.existsSync(path.join(src, 'config.json'))) return src;
-  const dir = path.join(CACHE, 'tang-poems');
-  const srcFile = path.join(src, 'model.safetensors');
-  const file = path.join(dir, 'model.safetensors');
-  if (fs.existsSync(file) && fs.statSync(file).mtimeMs >= fs.statSync(srcFile).mtimeMs) return dir;
-  const bytes = fs.readFileSync(srcFile);
-  const { header, dataStart } = readHeader(bytes);
-  const { __metadata__: meta, ...tensors } = header;
-  const entries = Object.entries(tensors).map(([name, t]) => {
-    const rule = POEM_NAMES.find(([re]) => re.test(name));
-    if (!rule) throw new Error(`bench: the poem model has a tensor ${name} that model.py does not name`);
-    return { hf: name.replace(rule[0], rule[1]), t };
-  });
-  entries.sort((a, b) => a.t.data_offsets[0] - b.t.data_offsets[0]);
-  const head = safetensorsHeader(
-    entries.map(({ hf, t }) => [hf, t.shape, t.dtype, t.data_offsets[1] - t.data_offsets[0]]),
-    { format: 'pt' },
-  );
-  const data = entries.map(({ t }) => bytes.subarray(dataStart + t.data_offsets[0], dataStart + t.data_offsets[1]));
-  fs.mkdirSync(dir, { recursive: true });
-  const cfg = JSON.parse(meta.config);
-  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(poemConfig(cfg), null, 2) + '\n');
-  fs.writeFileSync(file, Buffer.concat([head, ...data]));
+  const dir = path.join(here, '..', 'models', 'tang-poems');
+  for (const f of ['config.json', 'model.safetensors'])
+    if (!fs.existsSync(path.join(dir, f))) throw new Error(`bench: models/tang-poems/${f} is missing`);
   return dir;
 }
