@@ -29,3 +29,26 @@ export function installPeers() {
     return `npm install in bench/ failed (status ${r.status}${r.error ? ', ' + r.error.message : ''})`;
   return null;
 }
+
+export const PYTHON = '/usr/bin/python3';
+
+/**
+ * Debian's python3-torch, which bench/export-onnx.py needs to write the model rows' ONNX files:
+ * installed with apt-get when missing (as scripts/bootstrap.sh installs Debian packages; OpenBLAS
+ * because torch falls back to the reference BLAS without it). null when there, else the reason.
+ */
+export function installPythonTorch() {
+  const has = () => spawnSync(PYTHON, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0;
+  if (has()) return null;
+  log('bench: installing Debian packages for the ONNX export: python3-torch libopenblas0-pthread');
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
+  const apt = (args) =>
+    spawnSync(sudo[0] ?? 'apt-get', [...(sudo.length ? ['apt-get'] : []), ...args], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  apt(['update', '-qq']);
+  const r = apt(['install', '-y', '-qq', 'python3-torch', 'libopenblas0-pthread']);
+  if (r.status !== 0 || !has()) return `apt-get install python3-torch failed (status ${r.status})`;
+  return null;
+}

@@ -1,7 +1,7 @@
 // What one bench run measures, from its command line: the shapes, the repetition counts, what to
 // skip, where the raw numbers go, and the rows of the table (our variants and the peers).
 //
-//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory,decode]
+//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory,decode,model]
 //                      [--no-verify-big] [--json=bench/results.json]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

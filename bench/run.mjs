@@ -11,9 +11,10 @@
 // flag for relaxed SIMD: run.mjs restarts itself with it (bench/relaxed.mjs).
 //
 // Then the decode table (bench/decode.mjs, one child process per thread count): one new token
-// against a KV cache, and a prefill, against onnxruntime-web's GroupQueryAttention.
+// against a KV cache, and a prefill, against onnxruntime-web's GroupQueryAttention. Last, the model
+// rows (bench/model.mjs): whole models, prefill and decode tokens/s against onnxruntime-web.
 //
-//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory,decode]
+//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory,decode,model]
 //                      [--no-verify-big] [--json=bench/results.json]
 //   BENCH_ENGINE=/path/to/index.mjs overrides the engine (default: dist/index.mjs).
 import fs from 'node:fs';
@@ -345,6 +346,11 @@ if (!SKIP.has('decode')) {
   }
 }
 
+if (!SKIP.has('model')) {
+  const { runModelRows } = await import('./model.mjs');
+  results.model = await runModelRows({ quick: QUICK });
+}
+
 results.loadAverageAtEnd = os.loadavg();
 const out = report(results, {
   shapes: SHAPES,
@@ -358,6 +364,10 @@ const out = report(results, {
     ort: ortErr,
   },
 });
+if (results.model) {
+  const { modelReport } = await import('./model-report.mjs');
+  out.push(...modelReport(results.model));
+}
 results.wallSeconds = (performance.now() - T0) / 1000;
 out.push('');
 out.push(
