@@ -73,8 +73,8 @@ describe.each(decoders)('%s', (name) => {
     async (dtype) => {
       const got = {};
       for (const t of [1, 2]) {
-        const session = models[t].createSession({ maxLength: T + 6, kvDtype: dtype });
-        const out = await models[t].generate(ids, { maxNewTokens: 6, session });
+        const session = models[t].createSession({ maxLength: T + 7, kvDtype: dtype });
+        const out = await models[t].generate(ids, { maxNewTokens: 6, session, stopAtEos: false });
         const logits = models[t].forward([1], { session }).logits;
         got[t] = { ids: Array.from(out.ids), logits: Buffer.from(logits.buffer) };
         session.dispose();
@@ -107,7 +107,7 @@ describe('session bytes and kvDtype errors', () => {
   });
 
   test.each([
-    [16, TypeError, /createSession: kvDtype must be one of 'f32', 'f16', 'bf16', got 16/],
+    [16, TypeError, /createSession: kvDtype must be one of 'f32', 'f16', 'bf16', got number 16/],
     [null, TypeError, /createSession: kvDtype must be one of 'f32', 'f16', 'bf16', got null/],
     ['int8', RangeError, /createSession: kvDtype must be one of 'f32', 'f16', 'bf16', got "int8"/],
     ['fp16', RangeError, /createSession: kvDtype must be one of 'f32', 'f16', 'bf16', got "fp16"/],
