@@ -184,6 +184,29 @@ test('a value past the largest f16 (65504) is Inf in an f16 cache, as in float64
   layer.dispose();
 });
 
+test('tiny values (f16 subnormals) and their widening: an out projection of 1e5 shows every bit', () => {
+  // V ≈ 1e-5·x: binary16 stores it subnormal (below 2^-14); the out projection scales it back to ≈ 1.
+  const r = ref.mulberry32(9);
+  const full = {
+    embedDim: 4,
+    numHeads: 1,
+    query: ref.randomArray(r, 6 * 4),
+    qProjWeight: ref.randomArray(r, 16),
+    kProjWeight: ref.randomArray(r, 16),
+    vProjWeight: ref.randomArray(r, 16, 2e-5),
+    outProjWeight: ref.randomArray(r, 16, 1e5),
+  };
+  const layer = engines[2].createMultiHeadAttention(layerOf(full));
+  const inter = layer.forward({ query: full.query, isCausal: true, returnIntermediates: true }).intermediates;
+  for (const dtype of ['f16', 'bf16']) {
+    const want = reference(full, inter, dtype, 6);
+    const cache = layer.createKvCache({ maxLength: 6, dtype });
+    ref.expectClose(layer.forward({ query: full.query, cache, isCausal: true }).output, want.output, dtype);
+    cache.dispose();
+  }
+  layer.dispose();
+});
+
 test('the test rounding: known values of both formats', () => {
   expect([
     roundF16(1 + 2 ** -11),
