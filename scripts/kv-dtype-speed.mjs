@@ -1,7 +1,7 @@
 // Prints a decode step's time with a KV cache stored as f32, f16 or bf16 (a sanity figure, not a
 // test; the bench in bench/ compares with onnxruntime-web): one token after `--context` cached,
 //   model  a random-weight checkpoint of SmolLM-135M's shape (scripts/model-speed.mjs), via sessions
-//   layer  the bench's GQA 2048/32/8 layer (bench/decode.mjs's shape), a prepared layer and its cache
+//   layer  the bench's MHA 768/12 and GQA 2048/32/8 layers (bench/decode.mjs), a prepared layer and its cache
 // with the bytes each cache holds. Usage:
 //   node scripts/kv-dtype-speed.mjs [--context 1024] [--steps 16] [--threads 1] [--parts model,layer]
 import { createRequire } from 'node:module';
@@ -67,11 +67,12 @@ if (parts.includes('model')) {
   model.dispose();
 }
 
-if (parts.includes('layer')) {
-  const d = 2048,
-    h = 32,
-    kvHeads = 8,
-    headDim = 64;
+// The bench's decode shapes (bench/decode.mjs): MHA 768/12 and GQA 2048/32/8.
+const LAYERS = [
+  { name: 'MHA 768/12', d: 768, h: 12, kvHeads: 12, headDim: 64 },
+  { name: 'GQA 2048/32/8', d: 2048, h: 32, kvHeads: 8, headDim: 64 },
+];
+for (const { name, d, h, kvHeads, headDim } of parts.includes('layer') ? LAYERS : []) {
   const r = rng(5);
   const s = 1 / Math.sqrt(d);
   const layer = attn.createMultiHeadAttention({
@@ -99,7 +100,7 @@ if (parts.includes('layer')) {
       cache.truncate(context);
     }
     console.log(
-      `layer GQA 2048/32/8, ${dtype} cache (${(bytes / 2 ** 20).toFixed(1)} MiB): decode ${median(times).toFixed(3)} ms/token (fastest ${fastest(times).toFixed(3)})`,
+      `layer ${name}, ${dtype} cache (${(bytes / 2 ** 20).toFixed(1)} MiB): decode ${median(times).toFixed(3)} ms/token (fastest ${fastest(times).toFixed(3)})`,
     );
     cache.dispose();
   }

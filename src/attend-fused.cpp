@@ -60,8 +60,9 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
   std::fill(run.max, run.max + rows, -INFINITY);
   std::fill(run.sum, run.sum + rows, 0.0f);
   std::fill(run.unmasked_inf, run.unmasked_inf + rows, false);
-  for (std::size_t j0 = keys.first; j0 < keys.end; j0 += kKeyTile) {
-    const std::size_t tk = std::min(kKeyTile, keys.end - j0);
+  const std::size_t step = key_tile_of(view);
+  for (std::size_t j0 = keys.first; j0 < keys.end; j0 += step) {
+    const std::size_t tk = std::min(step, keys.end - j0);
     const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened);
     gemm_packed(rows, tk, dk, view.q + br.i0 * dk, dk, kv.keys, dk, nullptr, tile, kKeyTile);
     for (std::size_t r = 0; r < rows; ++r) {

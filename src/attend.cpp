@@ -77,8 +77,8 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
     gemm_packed(rows, n, dk, view.q + i0 * dk, dk, view.keys_packed + first * dk, dk, nullptr, block_scores + first, S);
   } else {
     // A reduced cache, a key tile at a time (each score is one dot product: the same as in one call).
-    for (std::size_t j0 = first; j0 < keys.end; j0 += kKeyTile) {
-      const std::size_t tk = std::min(kKeyTile, keys.end - j0);
+    for (std::size_t j0 = first; j0 < keys.end; j0 += kReducedKeyTile) {
+      const std::size_t tk = std::min(kReducedKeyTile, keys.end - j0);
       const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened);
       gemm_packed(rows, tk, dk, view.q + i0 * dk, dk, kv.keys, dk, nullptr, block_scores + j0, S);
     }
@@ -103,8 +103,8 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
                 out, width_v);
   } else {
     for (std::size_t r = 0; r < rows; ++r) std::fill_n(out + r * width_v, dv, 0.0f);
-    for (std::size_t j0 = first; j0 < keys.end; j0 += kKeyTile) {
-      const std::size_t tk = std::min(kKeyTile, keys.end - j0);
+    for (std::size_t j0 = first; j0 < keys.end; j0 += kReducedKeyTile) {
+      const std::size_t tk = std::min(kReducedKeyTile, keys.end - j0);
       const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened);
       gemm_packed_accumulate(rows, dv, tk, block_scores + j0, S, kv.values, kv.values_ld, out, width_v);
     }

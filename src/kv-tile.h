@@ -13,9 +13,16 @@
 
 namespace wa {
 
-// Floats of one worker's widening scratch: K panels of kKeyTile keys, and every V panel of them.
+// Keys per tile read from a reduced cache: fewer than kKeyTile, so that the widened K and V of a
+// tile (64·64 floats each at head width 64) stay in L1 between the widening and the kernel.
+constexpr std::size_t kReducedKeyTile = 64;
+
+// The key tile of a view's attention: kKeyTile, or kReducedKeyTile from a reduced cache.
+inline std::size_t key_tile_of(const HeadView& view) { return view.dtype == KvDtype::f32 ? kKeyTile : kReducedKeyTile; }
+
+// Floats of one worker's widening scratch: K panels of kReducedKeyTile keys, and every V panel of them.
 inline std::size_t kv_tile_floats(std::size_t dk, std::size_t dv) {
-  return kKeyTile * dk + ceil_div(dv, kPanelWidth) * kPanelWidth * kKeyTile;
+  return kReducedKeyTile * dk + ceil_div(dv, kPanelWidth) * kPanelWidth * kReducedKeyTile;
 }
 
 // Keys [j0, j0 + tk): Q·Kᵀ panels (key j0 first, dk steps each) and P·V panels of values_ld rows.
@@ -25,7 +32,7 @@ struct KeyTile {
   std::size_t values_ld;
 };
 
-// j0 is a multiple of kPanelWidth and tk ≤ kKeyTile. `scratch` (kv_tile_floats, 64-byte aligned) is
+// j0 is a multiple of kPanelWidth and tk ≤ key_tile_of(view). `scratch` (kv_tile_floats, 64-byte aligned) is
 // only touched for a reduced cache.
 inline KeyTile key_tile(const HeadView& view, std::size_t j0, std::size_t tk, std::size_t dk, std::size_t dv,
                         float* scratch) {
@@ -34,10 +41,11 @@ inline KeyTile key_tile(const HeadView& view, std::size_t j0, std::size_t tk, st
   const bool bf16 = view.dtype == KvDtype::bf16;
   // Whole key panels (their unused lanes are read by the kernel and dropped).
   kv_widen_n(view.keys16 + j0 * dk, ceil_div(tk, kPanelWidth) * kPanelWidth * dk, bf16, scratch);
-  float* values = scratch + kKeyTile * dk;
+  float* values = scratch + kReducedKeyTile * dk;
   for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
-    kv_widen_n(view.values16 + p0 * view.values_ld + j0 * kPanelWidth, tk * kPanelWidth, bf16, values + p0 * kKeyTile);
-  return {scratch, values, kKeyTile};
+    kv_widen_n(view.values16 + p0 * view.values_ld + j0 * kPanelWidth, tk * kPanelWidth, bf16,
+               values + p0 * kReducedKeyTile);
+  return {scratch, values, kReducedKeyTile};
 }
 
 // Whether value row j of a reduced cache's view holds no Inf or NaN (such rows are added outside
