@@ -48,17 +48,23 @@ if (parts.includes('model')) {
   const { config, tensors } = randomLlama({ ...SMOLLM_135M, seed: 3 });
   const model = createEngineModel(engineOf(attn), planCheckpoint(readModelConfig(config), tensors), { dtype: 'f32' });
   const ids = Int32Array.from({ length: context + steps }, (_, i) => (i * 7919 + 11) % SMOLLM_135M.vocab);
-  for (const dtype of DTYPES) {
+  // One cache per dtype, filled alike; then the steps take turns (f32, f16, bf16, f32, …), so a busy
+  // machine slows each dtype alike.
+  const runs = DTYPES.map((dtype) => {
     const before = heapOf(attn);
     const cache = model.createCache(context + steps, dtype);
     const bytes = heapOf(attn) - before;
     model.forward(ids.subarray(0, context), { cache, logits: 'none' });
-    const times = [];
-    for (let t = 0; t < steps; t++) {
+    return { dtype, cache, bytes, times: [] };
+  });
+  for (let t = 0; t < steps; t++) {
+    for (const run of runs) {
       const t0 = performance.now();
-      model.forward(ids.subarray(context + t, context + t + 1), { cache, logits: 'last' });
-      times.push(performance.now() - t0);
+      model.forward(ids.subarray(context + t, context + t + 1), { cache: run.cache, logits: 'last' });
+      run.times.push(performance.now() - t0);
     }
+  }
+  for (const { dtype, cache, bytes, times } of runs) {
     console.log(
       `model SmolLM-135M shape, ${dtype} cache (${(bytes / 2 ** 20).toFixed(1)} MiB): decode ${median(times).toFixed(2)} ms/token (fastest ${fastest(times).toFixed(2)})`,
     );
@@ -87,18 +93,22 @@ for (const { name, d, h, kvHeads, headDim } of parts.includes('layer') ? LAYERS 
   });
   const prompt = randArray(context * d, 2, r);
   const x = randArray(d, 2, r);
-  for (const dtype of DTYPES) {
+  const runs = DTYPES.map((dtype) => {
     const before = heapOf(attn);
     const cache = layer.createKvCache({ maxLength: context + 1, dtype });
     const bytes = heapOf(attn) - before;
     layer.forward({ query: prompt, cache, isCausal: true, needWeights: false });
-    const times = [];
-    for (let t = 0; t < steps + 3; t++) {
+    return { dtype, cache, bytes, times: [] };
+  });
+  for (let t = 0; t < steps + 3; t++) {
+    for (const run of runs) {
       const t0 = performance.now();
-      layer.forward({ query: x, cache, isCausal: true, needWeights: false });
-      if (t >= 3) times.push(performance.now() - t0);
-      cache.truncate(context);
+      layer.forward({ query: x, cache: run.cache, isCausal: true, needWeights: false });
+      if (t >= 3) run.times.push(performance.now() - t0);
+      run.cache.truncate(context);
     }
+  }
+  for (const { dtype, cache, bytes, times } of runs) {
     console.log(
       `layer ${name}, ${dtype} cache (${(bytes / 2 ** 20).toFixed(1)} MiB): decode ${median(times).toFixed(3)} ms/token (fastest ${fastest(times).toFixed(3)})`,
     );
