@@ -25,8 +25,12 @@ void Layer::attend(const ForwardArgs& a, std::size_t b, const HeadRange& r, cons
   const std::size_t L = a.tgt_len, H = c.num_heads, group = H / c.num_kv_heads, heads = r.h1 - r.h0;
   const std::size_t blocks = ceil_div(L, kRowBlock);
   if (fused && group > 1 && heads == H && group * L <= kRowBlock) {
-    // Stacks of `per` heads, enough of them for every thread (the shape alone decides).
-    const std::size_t per = ceil_div(group, std::min(group, ceil_div(kMinStackTasks, c.num_kv_heads)));
+    // Stacks of `per` heads, enough of them for every thread (the shape alone decides). From a reduced
+    // cache, one stack per K/V head: each stack widens the K/V tiles it reads, so a split group would
+    // widen them again per stack (a row's bits do not depend on its stack).
+    const bool reduced = a.cache && a.cache->dtype() != KvDtype::f32;
+    const std::size_t per =
+        reduced ? group : ceil_div(group, std::min(group, ceil_div(kMinStackTasks, c.num_kv_heads)));
     const std::size_t stacks = ceil_div(group, per);
     s.run(c.num_kv_heads * stacks, [&](std::size_t t, std::size_t worker) {
       const std::size_t g = t / stacks, first = g * group + t % stacks * per;
