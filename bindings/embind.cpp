@@ -33,7 +33,8 @@ namespace {
   X(is_causal) X(scale) X(output) X(weights) X(average_weights) X(need_weights) X(intermediates)     \
   X(i_q) X(i_k) X(i_v) X(i_scores) X(i_scaled_scores) X(i_attn_output)                               \
   X(num_kv_heads) X(out_dim) X(rope_dim) X(rope_base_lo) X(rope_base_hi) X(rope_interleaved)          \
-  X(alibi) X(alibi_slopes) X(sliding_window) X(position_offset) X(cache) X(max_length)
+  X(alibi) X(alibi_slopes) X(sliding_window) X(position_offset) X(cache) X(max_length)                \
+  X(cache_dtype)
 
 WA_DEFINE_SLOTS(WA_SLOTS, wireSlots)
 // clang-format on
@@ -70,6 +71,7 @@ wa::ForwardShape forward_shape(Wire w) {
   shape.average_weights = w[slot_average_weights] != 0;
   shape.intermediates = w[slot_intermediates] != 0;
   shape.cached = w[slot_cache] != 0;
+  if (shape.cached) shape.cache_dtype = ptr<const wa::KvCache>(w, slot_cache)->dtype();
   return shape;
 }
 
@@ -98,7 +100,8 @@ bool same(const wa::LayerConfig& x, const wa::LayerConfig& y) {
 
 bool same(const wa::ForwardShape& x, const wa::ForwardShape& y) {
   return x.batch == y.batch && x.tgt_len == y.tgt_len && x.src_len == y.src_len && x.weights == y.weights &&
-         x.average_weights == y.average_weights && x.intermediates == y.intermediates && x.cached == y.cached;
+         x.average_weights == y.average_weights && x.intermediates == y.intermediates && x.cached == y.cached &&
+         x.cache_dtype == y.cache_dtype;
 }
 
 // The wrapper asks a forward's sizes (to budget its memory), then makes the call with the same layer
@@ -193,14 +196,16 @@ void destroyLayer(std::uintptr_t handle) { delete reinterpret_cast<wa::Layer*>(h
 // (0 on failure, with the reason in the status slot).
 std::uintptr_t createKvCache(std::uintptr_t wire) {
   return wa_wire::create<wa::KvCache>(wire, slot_status, [](Wire w, wa::KvCache& cache) {
-    return cache.init(ptr<const wa::Layer>(w, slot_layer)->config(), w[slot_batch], w[slot_max_length]);
+    return cache.init(ptr<const wa::Layer>(w, slot_layer)->config(), w[slot_batch], w[slot_max_length],
+                      static_cast<wa::KvDtype>(w[slot_cache_dtype]));
   });
 }
 
 // Bytes createKvCache allocates, from the layer configuration, batch and max_length staged.
 double kvCacheBytes(std::uintptr_t wire) {
   Wire w = wa_wire::wire_of(wire);
-  return wa::KvCache::bytes(layer_config(w), w[slot_batch], w[slot_max_length]);
+  return wa::KvCache::bytes(layer_config(w), w[slot_batch], w[slot_max_length],
+                            static_cast<wa::KvDtype>(w[slot_cache_dtype]));
 }
 
 double kvCacheLength(std::uintptr_t handle) {

@@ -2,6 +2,7 @@
 // cache object users hold (length, truncate, dispose).
 import { describe, Checker } from './checks.mjs';
 import { outOfMemory } from './heap.mjs';
+import { kvDtypeCode, kvDtypeOf } from './kv-dtype.mjs';
 import { MAX_POSITION } from './layer-args.mjs';
 
 export function cacheAlive(cacheRecord, fn) {
@@ -13,9 +14,10 @@ export function cacheAlive(cacheRecord, fn) {
 // engine: { M, wire, liveCaches, caches } (see api.mjs); layerRecord: the layer's { handle }.
 export const createKvCache = (engine, fn, layerRecord, layer, args) =>
   engine.wire.withStage((stage) => {
-    const c = new Checker(fn, args, new Set(['maxLength', 'batch']));
+    const c = new Checker(fn, args, new Set(['maxLength', 'batch', 'dtype']));
     const maxLength = c.size('maxLength');
     const batch = c.size('batch', 1);
+    const dtype = kvDtypeOf(c, 'dtype');
     if (layer.kIn !== layer.qIn || layer.vIn !== layer.qIn) {
       throw c.rangeError(
         'layer',
@@ -31,11 +33,12 @@ export const createKvCache = (engine, fn, layerRecord, layer, args) =>
     wire.stageConfig(stage, layer);
     stage[wire.slots.batch] = batch;
     stage[wire.slots.max_length] = maxLength;
+    stage[wire.slots.cache_dtype] = kvDtypeCode(dtype);
     stage[wire.slots.layer] = layerRecord.handle;
     const needed = wire.call(stage, 'kvCacheBytes');
     if (needed > wire.heapMaxBytes) throw outOfMemory(fn, needed, wire.heapMaxBytes);
     const handle = wire.created(fn, 'cache', wire.call(stage, 'createKvCache'), needed);
-    const cacheRecord = { handle, layer: layerRecord, batch, maxLength, engineDisposed: false };
+    const cacheRecord = { handle, layer: layerRecord, batch, maxLength, dtype, engineDisposed: false };
     engine.liveCaches.add(cacheRecord);
     const cache = cacheObject(engine, `${fn}()`, cacheRecord);
     engine.caches.set(cache, cacheRecord);
@@ -44,7 +47,7 @@ export const createKvCache = (engine, fn, layerRecord, layer, args) =>
   });
 
 function cacheObject(engine, cacheName, cacheRecord) {
-  const { handle, batch, maxLength } = cacheRecord;
+  const { handle, batch, maxLength, dtype } = cacheRecord;
   return {
     get length() {
       cacheAlive(cacheRecord, `${cacheName}.length`);
@@ -55,6 +58,9 @@ function cacheObject(engine, cacheName, cacheRecord) {
     },
     get batch() {
       return batch;
+    },
+    get dtype() {
+      return dtype;
     },
     truncate(n) {
       const name = `${cacheName}.truncate`;

@@ -38,7 +38,7 @@ namespace {
   X(transform_norm_weight) X(transform_norm_bias)                                                          \
   /* a forward (modelForward, modelForwardBytes) */                                                        \
   X(cache) X(ids) X(token_count) X(token_type_ids) X(logits_mode) X(logits) X(hidden_out) X(attention)     \
-  X(heads) X(head_count) X(hidden_states) X(cached) X(cache_length) X(capture)
+  X(heads) X(head_count) X(hidden_states) X(cached) X(cache_length) X(capture) X(cache_dtype)
 
 WA_DEFINE_SLOTS(WA_MODEL_SLOTS, modelSlots)
 // clang-format on
@@ -151,6 +151,7 @@ double modelForwardBytes(std::uintptr_t handle, std::uintptr_t wire) {
   wa::ModelForwardShape f;
   f.tokens = w[slot_token_count];
   f.cached = w[slot_cached] != 0;
+  f.cache_dtype = static_cast<wa::KvDtype>(w[slot_cache_dtype]);
   f.cache_length = w[slot_cache_length];
   f.capture = w[slot_capture] != 0;
   return model_of(handle).forward_bytes(f);
@@ -177,16 +178,18 @@ int modelForward(std::uintptr_t handle, std::uintptr_t wire) {
 
 // A cache of max_length tokens for every layer of the model: its handle, or 0 (out of memory; the
 // wrapper checked the length).
-std::uintptr_t createModelCache(std::uintptr_t handle, double max_length) {
+// dtype: a wa::KvDtype (0 f32, 1 f16, 2 bf16).
+std::uintptr_t createModelCache(std::uintptr_t handle, double max_length, int dtype) {
   auto* cache = new (std::nothrow) wa::ModelCache();
-  if (cache && cache->init(model_of(handle), static_cast<std::size_t>(max_length)) == wa::Status::ok)
+  if (cache && cache->init(model_of(handle), static_cast<std::size_t>(max_length), static_cast<wa::KvDtype>(dtype)) ==
+                   wa::Status::ok)
     return reinterpret_cast<std::uintptr_t>(cache);
   delete cache;
   return 0;
 }
 
-double modelCacheBytes(std::uintptr_t handle, double max_length) {
-  return wa::ModelCache::bytes(model_of(handle), static_cast<std::size_t>(max_length));
+double modelCacheBytes(std::uintptr_t handle, double max_length, int dtype) {
+  return wa::ModelCache::bytes(model_of(handle), static_cast<std::size_t>(max_length), static_cast<wa::KvDtype>(dtype));
 }
 
 double modelCacheLength(std::uintptr_t cache) {

@@ -15,6 +15,7 @@
 // by the module, freed; so loading needs about the model's own size plus its largest part.
 import { HeapScope } from './heap.mjs';
 import { describe } from './checks.mjs';
+import { KV_DTYPES, kvDtypeCode } from './kv-dtype.mjs';
 import { LOGITS, ModelStage, headKind, planParts, tensorBytes } from './engine-model-stage.mjs';
 
 export { engineOf } from './api.mjs';
@@ -139,7 +140,8 @@ export function createEngineModel(engine, plan, options = {}) {
     throw new Error(`${fn}: this model was disposed; load it again`);
   };
 
-  function createCache(maxLength) {
+  // kvDtype: 'f32', 'f16' or 'bf16' (checked by the caller), how the session stores K and V.
+  function createCache(maxLength, kvDtype = 'f32') {
     const fn = 'model.createSession';
     alive(fn);
     if (!config.causal) {
@@ -150,14 +152,17 @@ export function createEngineModel(engine, plan, options = {}) {
     if (!Number.isInteger(maxLength) || maxLength < 1 || maxLength > MAX_TOKENS) {
       throw new RangeError(`${fn}: maxLength must be an integer from 1 to 2^31, got ${maxLength}`);
     }
-    const bytes = M.modelCacheBytes(handle, maxLength);
+    const dtypeCode = kvDtypeCode(kvDtype);
+    if (dtypeCode < 0) throw new RangeError(`${fn}: kvDtype must be one of ${KV_DTYPES.join(', ')}, got ${kvDtype}`);
+    const bytes = M.modelCacheBytes(handle, maxLength, dtypeCode);
     const advice = 'use a smaller maxLength';
     if (bytes > heapMaxBytes) throw tooLarge(fn, `a session of maxLength ${maxLength}`, bytes, heapMaxBytes, advice);
-    const cacheHandle = M.createModelCache(handle, maxLength);
+    const cacheHandle = M.createModelCache(handle, maxLength, dtypeCode);
     if (cacheHandle === 0) throw tooLarge(fn, `a session of maxLength ${maxLength}`, bytes, heapMaxBytes, advice);
     const cacheRecord = {
       handle: cacheHandle,
       maxLength,
+      dtypeCode,
       engineDisposed: false,
       release() {
         if (cacheRecord.handle !== 0) M.destroyModelCache(cacheRecord.handle);
@@ -258,6 +263,7 @@ export function createEngineModel(engine, plan, options = {}) {
     const staged = stage.clear();
     staged.set('token_count', T);
     staged.set('cached', cacheRecord ? 1 : 0);
+    staged.set('cache_dtype', cacheRecord ? cacheRecord.dtypeCode : 0);
     staged.set('cache_length', cacheLength);
     staged.set('capture', layers.length > 0 && heads.length > 0 ? 1 : 0);
     return scoped(M, fn, heapMaxBytes, (scope) => {

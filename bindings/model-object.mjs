@@ -10,13 +10,13 @@ import {
   logitsChoice,
   optionsOf,
   samplingOptions,
-  storageDtype,
   tokenIds,
 } from './model-args.mjs';
 import { generateTokens } from './model-generate.mjs';
 import { CONFIG_KEYS } from '../lib/model/config.mjs';
 import { createSampler } from '../lib/model/sampling.mjs';
 import { describe } from './checks.mjs';
+import { kvDtypeOf } from './kv-dtype.mjs';
 
 // Every session ever made, by its object → { model, cache }: a session of another model is told
 // apart from something that is no session at all.
@@ -181,7 +181,7 @@ export function makeModel(attn, engineModel, tokenizer) {
       }
       const c = optionsOf(fn, options, SESSION_OPTIONS);
       const maxLength = c.size('maxLength', full.maxPositions);
-      storageDtype(c, 'kvDtype');
+      const kvDtype = kvDtypeOf(c, 'kvDtype');
       if (full.positions === 'learned' && maxLength > full.maxPositions) {
         throw c.rangeError(
           'maxLength',
@@ -189,7 +189,7 @@ export function makeModel(attn, engineModel, tokenizer) {
           maxLength,
         );
       }
-      return makeSession(engineModel.createCache(maxLength));
+      return makeSession(engineModel.createCache(maxLength, kvDtype));
     },
     generate(prompt, options) {
       return generateTokens(m, prompt, options);

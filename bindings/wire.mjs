@@ -3,6 +3,7 @@
 // with one set() just before the call. Everything both languages must agree on (status codes, mask
 // kinds, the memory limit, every buffer size) is asked of the module here, never copied.
 import { outOfMemory } from './heap.mjs';
+import { kvDtypeCode } from './kv-dtype.mjs';
 import { stagedWindow } from './layer-args.mjs';
 
 // The bits of a float32 (the scale slot).
@@ -137,6 +138,9 @@ export class Wire {
     stage[slots.intermediates] = f.returnIntermediates ? 1 : 0;
     stage[slots.position_offset] = f.positionOffset;
     stage[slots.cache] = f.cache ? f.cache.handle : 0;
+    // Its storage too: the sizes of a forward depend on it, and a cache made where a disposed one
+    // was gets its handle (so the handle alone would let forwardSizes answer from the last call).
+    stage[slots.cache_dtype] = f.cache ? kvDtypeCode(f.cache.dtype) : 0;
   }
 
   free() {

@@ -39,6 +39,7 @@ const API_SOURCES = [
   'forward-call.mjs',
   'heap.mjs',
   'kv-cache.mjs',
+  'kv-dtype.mjs',
   'layer-args.mjs',
   'engine-model-stage.mjs',
   'load-model.mjs',

@@ -9,6 +9,7 @@
 #include "heads.h"
 #include "kernels/f32-gemm.h"
 #include "kernels/f32-softmax.h"
+#include "kv-tile.h"
 #include "masking.h"
 #include "scratch.h"
 
@@ -52,15 +53,18 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
   const std::size_t H = c.num_heads, dk = c.head_dim_qk, dv = c.head_dim_v, rows = br.rows;
   float* tile = s.scores + worker * kRowBlock * kKeyTile;
   float* out = s.block_out + worker * kRowBlock * dv;
+  float* widened = s.kv_tile ? s.kv_tile + worker * kv_tile_floats(dk, dv) : nullptr;
   RunningRows run;
   const KeyRange keys = attended_keys(a, c, br.i0, br.i1());
   std::fill(out, out + rows * dv, 0.0f);
   std::fill(run.max, run.max + rows, -INFINITY);
   std::fill(run.sum, run.sum + rows, 0.0f);
   std::fill(run.unmasked_inf, run.unmasked_inf + rows, false);
-  for (std::size_t j0 = keys.first; j0 < keys.end; j0 += kKeyTile) {
-    const std::size_t tk = std::min(kKeyTile, keys.end - j0);
-    gemm_packed(rows, tk, dk, view.q + br.i0 * dk, dk, view.keys_packed + j0 * dk, dk, nullptr, tile, kKeyTile);
+  const std::size_t step = key_tile_of(view);
+  for (std::size_t j0 = keys.first; j0 < keys.end; j0 += step) {
+    const std::size_t tk = std::min(step, keys.end - j0);
+    const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened);
+    gemm_packed(rows, tk, dk, view.q + br.i0 * dk, dk, kv.keys, dk, nullptr, tile, kKeyTile);
     for (std::size_t r = 0; r < rows; ++r) {
       const std::size_t h = br.head(r);
       float* row = tile + r * kKeyTile;
@@ -73,8 +77,7 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
       if (!fold_tile(row, tk, run, r, out + r * dv, dv) && !run.unmasked_inf[r])
         run.unmasked_inf[r] = !keys_masked(a, c, b, h, br.query(r), j0, tk);
     }
-    gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, view.values_packed + j0 * kPanelWidth, view.values_ld, out,
-                           dv);
+    gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, kv.values, kv.values_ld, out, dv);
     if (view.nonfinite({j0, j0 + tk}))
       add_nonfinite_values(a, b, br, view, j0, tk, tile, kKeyTile, run.attends, out, dv);
   }

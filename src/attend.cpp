@@ -8,6 +8,7 @@
 #include "heads.h"
 #include "kernels/f32-gemm.h"
 #include "kernels/f32-softmax.h"
+#include "kv-tile.h"
 #include "masking.h"
 #include "recorder.h"
 #include "scratch.h"
@@ -24,8 +25,12 @@ void Layer::attend(const ForwardArgs& a, std::size_t b, const HeadRange& r, cons
   const std::size_t L = a.tgt_len, H = c.num_heads, group = H / c.num_kv_heads, heads = r.h1 - r.h0;
   const std::size_t blocks = ceil_div(L, kRowBlock);
   if (fused && group > 1 && heads == H && group * L <= kRowBlock) {
-    // Stacks of `per` heads, enough of them for every thread (the shape alone decides).
-    const std::size_t per = ceil_div(group, std::min(group, ceil_div(kMinStackTasks, c.num_kv_heads)));
+    // Stacks of `per` heads, enough of them for every thread (the shape alone decides). From a reduced
+    // cache, one stack per K/V head: each stack widens the K/V tiles it reads, so a split group would
+    // widen them again per stack (a row's bits do not depend on its stack).
+    const bool reduced = a.cache && a.cache->dtype() != KvDtype::f32;
+    const std::size_t per =
+        reduced ? group : ceil_div(group, std::min(group, ceil_div(kMinStackTasks, c.num_kv_heads)));
     const std::size_t stacks = ceil_div(group, per);
     s.run(c.num_kv_heads * stacks, [&](std::size_t t, std::size_t worker) {
       const std::size_t g = t / stacks, first = g * group + t % stacks * per;
@@ -71,7 +76,17 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
   // Keys that causality or the window mask for every query of the block are skipped.
   const KeyRange keys = attended_keys(a, c, i0, i1);
   const std::size_t first = keys.first, n = keys.end - keys.first;
-  gemm_packed(rows, n, dk, view.q + i0 * dk, dk, view.keys_packed + first * dk, dk, nullptr, block_scores + first, S);
+  float* widened = s.kv_tile ? s.kv_tile + worker * kv_tile_floats(dk, dv) : nullptr;
+  if (view.dtype == KvDtype::f32) {
+    gemm_packed(rows, n, dk, view.q + i0 * dk, dk, view.keys_packed + first * dk, dk, nullptr, block_scores + first, S);
+  } else {
+    // A reduced cache, a key tile at a time (each score is one dot product: the same as in one call).
+    for (std::size_t j0 = first; j0 < keys.end; j0 += kReducedKeyTile) {
+      const std::size_t tk = std::min(kReducedKeyTile, keys.end - j0);
+      const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened);
+      gemm_packed(rows, tk, dk, view.q + i0 * dk, dk, kv.keys, dk, nullptr, block_scores + j0, S);
+    }
+  }
   for (std::size_t r = 0; r < rows; ++r) {
     const std::size_t i = i0 + r;
     float* row = block_scores + r * S;
@@ -87,8 +102,17 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
     if (a.weights) store_weights(a, b, h, i, row, first, keys.end, s.head_rows);
   }
   float* out = attn_out + i0 * width_v + h * dv;
-  gemm_packed(rows, dv, n, block_scores + first, S, view.values_packed + first * kPanelWidth, view.values_ld, nullptr,
-              out, width_v);
+  if (view.dtype == KvDtype::f32) {
+    gemm_packed(rows, dv, n, block_scores + first, S, view.values_packed + first * kPanelWidth, view.values_ld, nullptr,
+                out, width_v);
+  } else {
+    for (std::size_t r = 0; r < rows; ++r) std::fill_n(out + r * width_v, dv, 0.0f);
+    for (std::size_t j0 = first; j0 < keys.end; j0 += kReducedKeyTile) {
+      const std::size_t tk = std::min(kReducedKeyTile, keys.end - j0);
+      const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened);
+      gemm_packed_accumulate(rows, dv, tk, block_scores + j0, S, kv.values, kv.values_ld, out, width_v);
+    }
+  }
   if (view.nonfinite(keys))
     add_nonfinite_values(a, b, head_block(h, blk, L), view, first, n, block_scores + first, S, attends, out, width_v);
 }
@@ -141,6 +165,19 @@ void Layer::add_nonfinite_values(const ForwardArgs& a, std::size_t b, const Bloc
                                  std::size_t j0, std::size_t keys, const float* p, std::size_t ldp, const bool* attends,
                                  float* out, std::size_t ldo) const {
   const std::size_t dv = config_.head_dim_v;
+  if (view.dtype != KvDtype::f32) {
+    const bool bf16 = view.dtype == KvDtype::bf16;
+    for (std::size_t j = j0; j < j0 + keys; ++j) {
+      if (reduced_value_row_finite(view, j, dv)) continue;
+      const std::uint16_t* v = view.value_rows16 + j * dv;
+      for (std::size_t r = 0; r < br.rows; ++r) {
+        if (!attends[r] || key_masked(a, config_, b, br.head(r), br.query(r), j)) continue;
+        const float weight = p[r * ldp + (j - j0)];
+        for (std::size_t d = 0; d < dv; ++d) out[r * ldo + d] += weight * kv_widen(v[d], bf16);
+      }
+    }
+    return;
+  }
   for (std::size_t j = j0; j < j0 + keys; ++j) {
     const float* v = view.values + j * dv;
     if (all_finite(v, dv)) continue;

@@ -26,6 +26,9 @@ namespace wa {
 
 enum class Status : int { ok = 0, invalid_argument = 1, out_of_memory = 2 };
 
+// How a KV cache stores K and V: float32, or rounded to nearest-even in binary16 / bfloat16.
+enum class KvDtype : int { f32 = 0, f16 = 1, bf16 = 2 };
+
 struct RopeConfig {
   std::size_t dim = 0;  // 0: no rotary embedding; else even, ≤ head_dim_qk
   double base = 10000.0;
@@ -107,8 +110,9 @@ struct ForwardShape {
   std::size_t batch = 1, tgt_len = 0, src_len = 0;
   bool weights = false;  // attention weights wanted (ForwardArgs::weights non-null)
   bool average_weights = true;
-  bool intermediates = false;  // ForwardArgs::intermediates non-null
-  bool cached = false;         // ForwardArgs::cache non-null
+  bool intermediates = false;          // ForwardArgs::intermediates non-null
+  bool cached = false;                 // ForwardArgs::cache non-null
+  KvDtype cache_dtype = KvDtype::f32;  // the cache's: a reduced one widens key tiles into scratch
 };
 
 ForwardShape shape_of(const ForwardArgs& args);
@@ -196,6 +200,8 @@ class Layer {
                    std::size_t rows, Scratch& s) const;
   void project_value(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, std::size_t r0,
                      std::size_t rows, Scratch& s) const;
+  void project_value16(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, std::size_t r0,
+                       std::size_t rows, Scratch& s, const KvStore& store) const;
   KvStore kv_store(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, const Scratch& s) const;
   static bool flagged(const Scratch& s, std::size_t slot, std::size_t kv_rows);
   HeadView view_of(const ForwardArgs& a, std::size_t b, std::size_t h, const HeadRange& r, const Scratch& s) const;
@@ -227,8 +233,11 @@ class Layer {
 // reads them: keys as Q·Kᵀ panels, values as P·V panels (and as rows, for non-finite values).
 class KvCache {
  public:
-  Status init(const LayerConfig& config, std::size_t batch, std::size_t max_length);
-  static double bytes(const LayerConfig& config, std::size_t batch, std::size_t max_length);  // what init allocates
+  Status init(const LayerConfig& config, std::size_t batch, std::size_t max_length, KvDtype dtype = KvDtype::f32);
+  // What init allocates.
+  static double bytes(const LayerConfig& config, std::size_t batch, std::size_t max_length,
+                      KvDtype dtype = KvDtype::f32);
+  KvDtype dtype() const { return dtype_; }
   std::size_t length() const { return length_; }
   std::size_t batch() const { return batch_; }
   std::size_t max_length() const { return max_length_; }
@@ -239,12 +248,25 @@ class KvCache {
   friend class Layer;
   std::size_t num_kv_heads_ = 0, dk_ = 0, dv_ = 0, batch_ = 0, max_length_ = 0, length_ = 0;
   FloatBuffer keys_, values_, value_rows_, nonfinite_;  // nonfinite_: per (batch, K/V head), 0 or 1
+  // A reduced cache (dtype_ f16 or bf16) holds keys, values and value rows here instead, in the
+  // same layouts, 16 bits each (keys_, values_ and value_rows_ stay empty).
+  KvDtype dtype_ = KvDtype::f32;
+  AlignedBuffer<std::uint16_t> keys16_, values16_, value_rows16_;
   std::size_t key_floats() const;
   std::size_t value_floats() const;
   float* keys(std::size_t b, std::size_t g) const { return keys_.get() + (b * num_kv_heads_ + g) * key_floats(); }
   float* values(std::size_t b, std::size_t g) const { return values_.get() + (b * num_kv_heads_ + g) * value_floats(); }
   float* value_rows(std::size_t b, std::size_t g) const {
     return value_rows_.get() + (b * num_kv_heads_ + g) * max_length_ * dv_;
+  }
+  std::uint16_t* keys16(std::size_t b, std::size_t g) const {
+    return keys16_.get() + (b * num_kv_heads_ + g) * key_floats();
+  }
+  std::uint16_t* values16(std::size_t b, std::size_t g) const {
+    return values16_.get() + (b * num_kv_heads_ + g) * value_floats();
+  }
+  std::uint16_t* value_rows16(std::size_t b, std::size_t g) const {
+    return value_rows16_.get() + (b * num_kv_heads_ + g) * max_length_ * dv_;
   }
 };
 

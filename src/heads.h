@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "attention.h"
 #include "kernels/f32-gemm.h"
@@ -27,6 +28,11 @@ struct KvStore {
   std::size_t values_ld;  // rows of each packed value panel
   float* value_rows;      // [rows, head_dim_v], for non-finite values
   std::size_t j0;
+  // A reduced cache (dtype f16 or bf16): the same three, 16 bits each, instead of the float ones.
+  KvDtype dtype = KvDtype::f32;
+  std::uint16_t* keys16 = nullptr;
+  std::uint16_t* values16 = nullptr;
+  std::uint16_t* value_rows16 = nullptr;
 };
 
 // What the attention of one query head reads: its Q rows and its K/V head, packed (in the scratch or
@@ -40,6 +46,11 @@ struct HeadView {
   const float* values = nullptr;  // [src_len, head_dim_v] rows, for non-finite values
   const float* flags = nullptr;   // the K/V head's flags in the scratch (see flag_count); null with a cache
   bool cached_nonfinite = false;  // with a cache: some value row it holds is not finite
+  // A reduced cache: keys, values and value rows 16 bits each (the float pointers above are null).
+  KvDtype dtype = KvDtype::f32;
+  const std::uint16_t* keys16 = nullptr;
+  const std::uint16_t* values16 = nullptr;
+  const std::uint16_t* value_rows16 = nullptr;
 
   // Whether a value row of `keys` holds a NaN or ±Inf (its packed copy is then zeros). Only the flags
   // of those keys are read, so a block's check costs its key range and a windowed forward O(L·w).

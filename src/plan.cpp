@@ -46,6 +46,7 @@ ForwardShape shape_of(const ForwardArgs& a) {
   f.average_weights = a.average_weights;
   f.intermediates = a.intermediates != nullptr;
   f.cached = a.cache != nullptr;
+  if (a.cache) f.cache_dtype = a.cache->dtype();
   return f;
 }
 

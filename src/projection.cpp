@@ -7,6 +7,7 @@
 #include "heads.h"
 #include "kernels/f32-gemm.h"
 #include "kernels/f32-softmax.h"
+#include "kernels/kv-half.h"
 #include "positions.h"
 #include "recorder.h"
 #include "scratch.h"
@@ -25,6 +26,15 @@ void place_keys(const float* k, std::size_t rows, std::size_t dk, float* packed,
   }
 }
 
+// The same into a reduced cache's 16-bit panels, each value rounded to nearest-even.
+void place_keys16(const float* k, std::size_t rows, std::size_t dk, std::uint16_t* packed, std::size_t j0, bool bf16) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t j = j0 + r;
+    std::uint16_t* dst = packed + (j / kPanelWidth) * kPanelWidth * dk + j % kPanelWidth;
+    for (std::size_t d = 0; d < dk; ++d) dst[d * kPanelWidth] = kv_round(k[r * dk + d], bf16);
+  }
+}
+
 // The key or value input of K/V rows [r0, …): the query's with a cache.
 const float* kv_input(const ForwardArgs& a, std::size_t b, std::size_t r0, const float* x, std::size_t width) {
   return a.cache ? x + (b * a.tgt_len + r0) * width : x + (b * a.src_len + r0) * width;
@@ -37,6 +47,14 @@ KvStore Layer::kv_store(const ForwardArgs& a, std::size_t b, std::size_t g, std:
   const std::size_t S = a.src_len, dk = config_.head_dim_qk, dv = config_.head_dim_v;
   if (a.cache) {
     const KvCache& cache = *a.cache;
+    if (cache.dtype_ != KvDtype::f32) {
+      KvStore store{nullptr, nullptr, cache.max_length_, nullptr, cache.length_};
+      store.dtype = cache.dtype_;
+      store.keys16 = cache.keys16(b, g);
+      store.values16 = cache.values16(b, g);
+      store.value_rows16 = cache.value_rows16(b, g);
+      return store;
+    }
     return {cache.keys(b, g), cache.values(b, g), cache.max_length_, cache.value_rows(b, g), cache.length_};
   }
   return {s.packed_k + slot * packed_panel_floats(S, dk), s.packed_v + slot * packed_panel_floats(dv, S), S,
@@ -103,7 +121,9 @@ void Layer::project_key(const ForwardArgs& a, std::size_t b, std::size_t g, std:
   if (rope) apply_rope(k, rows, dk, s.rope_k + r0 * rope, rope, c.rope.interleaved);
   const KvStore store = kv_store(a, b, g, slot, s);
   const std::size_t j = store.j0 + r0;
-  if (j % kPanelWidth == 0)  // whole panels from here (the rest of the last one is zeros)
+  if (store.dtype != KvDtype::f32)
+    place_keys16(k, rows, dk, store.keys16, j, store.dtype == KvDtype::bf16);
+  else if (j % kPanelWidth == 0)  // whole panels from here (the rest of the last one is zeros)
     pack_transposed(k, rows, dk, dk, store.keys_packed + j * dk);
   else
     place_keys(k, rows, dk, store.keys_packed, j);
@@ -118,6 +138,10 @@ void Layer::project_value(const ForwardArgs& a, std::size_t b, std::size_t g, st
   const std::size_t dv = c.head_dim_v;
   const KvStore store = kv_store(a, b, g, slot, s);
   const std::size_t j = store.j0 + r0;
+  if (store.dtype != KvDtype::f32) {
+    project_value16(a, b, g, slot, r0, rows, s, store);
+    return;
+  }
   float* v = store.value_rows + j * dv;
   project_rows(v_, g, kv_input(a, b, r0, a.cache ? a.query : a.value, c.v_in), rows, v);
   pack_rows(v, rows, dv, dv, store.values_packed + j * kPanelWidth, store.values_ld);
@@ -126,6 +150,33 @@ void Layer::project_value(const ForwardArgs& a, std::size_t b, std::size_t g, st
     s.kv_flags[slot * flag_count(a.cache ? a.tgt_len : a.src_len) + (r0 + i) / kPanelWidth] = 1.0f;
     for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
       std::fill_n(store.values_packed + p0 * store.values_ld + (j + i) * kPanelWidth, kPanelWidth, 0.0f);
+  }
+  Recorder(a, c).value(b, g, r0, rows, v);
+}
+
+// project_value into a reduced cache: the rows projected into the scratch, rounded into the cache's
+// 16-bit rows and panels; a row that holds a NaN or ±Inf once rounded (f16 overflows past 65504) is
+// packed as zeros and flagged.
+void Layer::project_value16(const ForwardArgs& a, std::size_t b, std::size_t g, std::size_t slot, std::size_t r0,
+                            std::size_t rows, Scratch& s, const KvStore& store) const {
+  const LayerConfig& c = config_;
+  const std::size_t dv = c.head_dim_v, j = store.j0 + r0, ld = store.values_ld;
+  const bool bf16 = store.dtype == KvDtype::bf16;
+  float* v = s.v + (slot * a.tgt_len + r0) * dv;
+  project_rows(v_, g, kv_input(a, b, r0, a.query, c.v_in), rows, v);
+  for (std::size_t i = 0; i < rows; ++i) {
+    std::uint16_t* row = store.value_rows16 + (j + i) * dv;
+    bool finite = true;
+    for (std::size_t d = 0; d < dv; ++d) {
+      row[d] = kv_round(v[i * dv + d], bf16);
+      finite = finite && !kv_half_nonfinite(row[d], bf16);
+    }
+    if (!finite) s.kv_flags[slot * flag_count(a.tgt_len) + (r0 + i) / kPanelWidth] = 1.0f;
+    for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth) {
+      std::uint16_t* dst = store.values16 + p0 * ld + (j + i) * kPanelWidth;
+      const std::size_t cols = std::min(kPanelWidth, dv - p0);
+      for (std::size_t d = 0; d < kPanelWidth; ++d) dst[d] = finite && d < cols ? row[p0 + d] : std::uint16_t{0};
+    }
   }
   Recorder(a, c).value(b, g, r0, rows, v);
 }
@@ -144,6 +195,10 @@ HeadView Layer::view_of(const ForwardArgs& a, std::size_t b, std::size_t h, cons
   view.values_packed = store.values_packed;
   view.values_ld = store.values_ld;
   view.values = store.value_rows;
+  view.dtype = store.dtype;
+  view.keys16 = store.keys16;
+  view.values16 = store.values16;
+  view.value_rows16 = store.value_rows16;
   if (a.cache)
     view.cached_nonfinite = a.cache->nonfinite_.get()[b * c.num_kv_heads + g] != 0.0f;
   else

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kv-tile.h"
+
 namespace wa {
 
 namespace {
@@ -28,7 +30,9 @@ ScratchSizes scratch_sizes(const LayerConfig& c, const ForwardShape& f, const Pl
   z.q = q_heads * L * dk;             // Q rows of the heads attended next, scaled unless teaching copies are wanted
   z.k = num_kv_heads * kv_rows * dk;  // K rows (the teaching copy of skipped scores reads them)
   // With a cache, V rows and packed K and V go into it.
-  z.v = f.cached ? 0 : num_kv_heads * S * dv;  // V rows, for non-finite values
+  // V rows, for non-finite values; with a reduced cache, the rows projected before they are rounded into it.
+  const bool reduced = f.cached && f.cache_dtype != KvDtype::f32;
+  z.v = f.cached ? (reduced ? num_kv_heads * L * dv : 0) : num_kv_heads * S * dv;
   z.packed_k = f.cached ? 0 : num_kv_heads * panel_rows(S) * dk;
   z.packed_v = f.cached ? 0 : num_kv_heads * panel_rows(dv) * S;
   // A value row of a K/V head holds a NaN or ±Inf: its packed copy is zeros, so a masked key's 0·NaN
@@ -42,6 +46,8 @@ ScratchSizes scratch_sizes(const LayerConfig& c, const ForwardShape& f, const Pl
   z.head_rows = p.head_rows ? c.num_heads * L * S : 0;  // [heads, tgt_len, src_len]: weights before averaging
   z.rope_q = L * c.rope.dim;                            // cos/sin tables of the query positions
   z.rope_k = kv_rows * c.rope.dim;                      // and of the new key positions
+  // per worker: a reduced cache's key tile widened to floats (kv-tile.h)
+  z.kv_tile = reduced ? workers * static_cast<double>(kv_tile_floats(c.head_dim_qk, c.head_dim_v)) : 0;
   return z;
 }
 

@@ -18,7 +18,7 @@ namespace wa {
 // clang-format off
 #define WA_SCRATCH_PIECES(X) \
   X(q) X(k) X(v) X(packed_k) X(packed_v) X(kv_flags) X(scores) X(block_out) X(out_rows) X(attn_rows) X(head_rows) \
-  X(rope_q) X(rope_k)
+  X(rope_q) X(rope_k) X(kv_tile)
 // clang-format on
 
 // Floats of each piece (in double: a size that passes size_t is refused, never wrapped).

@@ -137,6 +137,7 @@ double Model::forward_bytes(const ModelForwardShape& f) const {
   shape.tgt_len = f.tokens;
   shape.src_len = f.cache_length + f.tokens;
   shape.cached = f.cached;
+  shape.cache_dtype = f.cache_dtype;
   const LayerConfig lc = attention_config(c, 0);
   double layer = Layer::workspace_bytes(lc, shape);
   if (f.capture) {
@@ -178,6 +179,7 @@ Status Model::forward(const ModelForward& r) const {
   ModelForwardShape shape;
   shape.tokens = T;
   shape.cached = r.cache != nullptr;
+  if (r.cache) shape.cache_dtype = r.cache->dtype();
   shape.cache_length = pos0;
   shape.capture = capture;
   Workspace w;
@@ -216,23 +218,25 @@ Status Model::forward(const ModelForward& r) const {
   return Status::ok;
 }
 
-Status ModelCache::init(const Model& model, std::size_t max_length) {
+Status ModelCache::init(const Model& model, std::size_t max_length, KvDtype dtype) {
   const std::size_t layers = model.config().num_layers;
   if (max_length == 0 || !model.config().causal) return Status::invalid_argument;
   caches_.reset(new (std::nothrow) KvCache[layers]);
   if (!caches_) return Status::out_of_memory;
   layers_ = layers;
   max_length_ = max_length;
+  dtype_ = dtype;
   const LayerConfig lc = model.cache_layer_config();
   for (std::size_t l = 0; l < layers; ++l) {
-    const Status s = caches_[l].init(lc, 1, max_length);
+    const Status s = caches_[l].init(lc, 1, max_length, dtype);
     if (s != Status::ok) return s;
   }
   return Status::ok;
 }
 
-double ModelCache::bytes(const Model& model, std::size_t max_length) {
-  return static_cast<double>(model.config().num_layers) * KvCache::bytes(model.cache_layer_config(), 1, max_length);
+double ModelCache::bytes(const Model& model, std::size_t max_length, KvDtype dtype) {
+  return static_cast<double>(model.config().num_layers) *
+         KvCache::bytes(model.cache_layer_config(), 1, max_length, dtype);
 }
 
 void ModelCache::truncate(std::size_t n) {

@@ -55,8 +55,9 @@ struct ModelForward {
 struct ModelForwardShape {
   std::size_t tokens = 0;
   bool cached = false;
-  std::size_t cache_length = 0;  // tokens the cache holds before the call
-  bool capture = false;          // some layer's attention asked
+  std::size_t cache_length = 0;        // tokens the cache holds before the call
+  bool capture = false;                // some layer's attention asked
+  KvDtype cache_dtype = KvDtype::f32;  // how the cache stores K and V (last: shapes are brace-initialised)
 };
 
 class Model {
@@ -97,8 +98,9 @@ class Model {
 // One KV cache per layer, one length: what a session of a decoder keeps between forwards.
 class ModelCache {
  public:
-  Status init(const Model& model, std::size_t max_length);
-  static double bytes(const Model& model, std::size_t max_length);
+  Status init(const Model& model, std::size_t max_length, KvDtype dtype = KvDtype::f32);
+  static double bytes(const Model& model, std::size_t max_length, KvDtype dtype = KvDtype::f32);
+  KvDtype dtype() const { return dtype_; }
   std::size_t length() const { return layers_ ? caches_[0].length() : 0; }
   std::size_t max_length() const { return max_length_; }
   std::size_t layers() const { return layers_; }
@@ -108,6 +110,7 @@ class ModelCache {
  private:
   std::unique_ptr<KvCache[]> caches_;
   std::size_t layers_ = 0, max_length_ = 0;
+  KvDtype dtype_ = KvDtype::f32;
 };
 
 }  // namespace wa

@@ -322,18 +322,18 @@ describe('a model', () => {
   });
 
   describe('sessions', () => {
-    test('createSession: decoders only; maxLength a positive integer (gpt2: at most maxPositions); kvDtype f32', () => {
+    test('createSession: decoders only; maxLength a positive integer (gpt2: at most maxPositions); kvDtype f32, f16, bf16', () => {
       expectError(() => b.createSession(), TypeError, /createSession: a bert model is an encoder: it has no sessions/);
       expectError(() => m.createSession({ maxLength: 0 }), RangeError, /maxLength must be a positive integer, got 0/);
       expectError(() => m.createSession({ maxLength: '8' }), TypeError, /maxLength must be a positive integer/);
       expectError(() => g.createSession({ maxLength: 33 }), RangeError, /maxLength must be at most maxPositions = 32/);
       expectError(
-        () => m.createSession({ kvDtype: 'bf16' }),
+        () => m.createSession({ kvDtype: 'int8' }),
         RangeError,
-        /kvDtype must be 'f32': this version stores 'f32' only/,
+        /kvDtype must be one of 'f32', 'f16', 'bf16', got "int8"/,
       );
       expectError(() => m.createSession({ max: 8 }), TypeError, /unknown argument max/);
-      m.createSession({ maxLength: 4, kvDtype: 'f32' }).dispose();
+      for (const kvDtype of ['f32', 'f16', 'bf16']) m.createSession({ maxLength: 4, kvDtype }).dispose();
     });
 
     test('truncate(n): an integer from 0 to the length, else an error that changes nothing', () => {

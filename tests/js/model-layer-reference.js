@@ -84,8 +84,11 @@ function rope(config, m, rows, heads) {
   }
 }
 
-/** Attention of layer l over x [T, E] (positions 0 … T − 1), before the output projection: [T, H·D]. */
-function attend(config, layer, l, x, T) {
+/**
+ * Attention of layer l over x [T, E] (positions 0 … T − 1), before the output projection: [T, H·D].
+ * roundKv: null, or how a reduced KV cache stores each K (after RoPE) and V value.
+ */
+function attend(config, layer, l, x, T, roundKv = null) {
   const { numHeads: H, numKvHeads: KV, headDim: D, hiddenSize: E } = config;
   let q, k, v;
   if (layer.qkv) {
@@ -102,6 +105,7 @@ function attend(config, layer, l, x, T) {
     rope(config, q, T, H);
     rope(config, k, T, KV);
   }
+  if (roundKv) [k, v] = [k.map(roundKv), v.map(roundKv)];
   const window = config.layerWindows[l];
   const out = new Float64Array(T * H * D);
   for (let n = 0; n < H; n++) {
@@ -138,8 +142,11 @@ function mlp(config, layer, h, T) {
 
 const added = (x, y) => x.map((v, i) => v + y[i]);
 
-/** Layer l of the plan over its input x [T, E] (any float array) → its output [T, E] in float64. */
-function layerForward(plan, l, x, T) {
+/**
+ * Layer l of the plan over its input x [T, E] (any float array) → its output [T, E] in float64.
+ * roundKv: null, or the rounding of a reduced KV cache's K and V (see attend).
+ */
+function layerForward(plan, l, x, T, roundKv = null) {
   const { config } = plan;
   const layer = plan.layers[l];
   const input = Float64Array.from(x);
@@ -147,13 +154,13 @@ function layerForward(plan, l, x, T) {
     const a = norm(
       config,
       layer.attentionNorm,
-      added(input, linear(layer.o, attend(config, layer, l, input, T), T)),
+      added(input, linear(layer.o, attend(config, layer, l, input, T, roundKv), T)),
       T,
     );
     return norm(config, layer.outputNorm, added(a, mlp(config, layer, a, T)), T);
   }
   const h = norm(config, layer.inputNorm, input, T);
-  const a = added(input, linear(layer.o, attend(config, layer, l, h, T), T));
+  const a = added(input, linear(layer.o, attend(config, layer, l, h, T, roundKv), T));
   return added(a, mlp(config, layer, norm(config, layer.postAttentionNorm, a, T), T));
 }
 

@@ -156,9 +156,10 @@ describe('an engine with relaxed SIMD', () => {
 
   // The engine suites again, on relaxed builds: 1,200 fuzz cases against the float64 reference,
   // bit-identical results over 1, 2 and 3 threads, decoder features, KV caches, NaN propagation,
-  // prepared layers (with one-shot calls of a few tokens, whose row kernel must fuse as the packed one).
-  test('the fuzz, threads, decoder, KV cache, NaN and prepared-layer suites pass on the relaxed builds', () => {
-    const suites = ['fuzz', 'threads', 'decoder', 'kvcache', 'nan', 'prepared'].map(
+  // prepared layers (with one-shot calls of a few tokens, whose row kernel must fuse as the packed one),
+  // f16/bf16 KV caches.
+  test('the fuzz, threads, decoder, KV cache, NaN, prepared-layer and reduced-cache suites pass on the relaxed builds', () => {
+    const suites = ['fuzz', 'threads', 'decoder', 'kvcache', 'nan', 'prepared', 'reduced-cache'].map(
       (name) => `tests/js/${name}.test.js`,
     );
     const r = spawnSync(
