@@ -3,7 +3,7 @@
 // with one set() just before the call. Everything both languages must agree on (status codes, mask
 // kinds, the memory limit, every buffer size) is asked of the module here, never copied.
 import { outOfMemory } from './heap.mjs';
-import { stagedWindow } from './layer-args.mjs';
+import { WEIGHT_DTYPES, stagedWindow } from './layer-args.mjs';
 
 // The bits of a float32 (the scale slot).
 const floatBits = new Float32Array(1);
@@ -93,6 +93,7 @@ export class Wire {
     stage[slots.out_dim] = layer.outDim;
     stage[slots.alibi] = layer.alibi ? 1 : 0;
     stage[slots.sliding_window] = stagedWindow(layer.slidingWindow);
+    stage[slots.weight_dtype] = WEIGHT_DTYPES.indexOf(layer.weightDtype ?? 'f32');
     if (layer.rope) {
       stage[slots.rope_dim] = layer.rope.dim;
       doubleBits[0] = layer.rope.base;
