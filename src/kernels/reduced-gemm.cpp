@@ -9,38 +9,103 @@
 #include "int8-quantize.h"
 #include "simd.h"
 
+#ifndef WA_SCALAR
+#include <smmintrin.h>  // SSE4.1, which Emscripten maps onto SIMD128 (as for xsimd's SSE path)
+#endif
+
 namespace wa {
 namespace {
 
 using Batch = simd::batch<float>;
 constexpr std::size_t kVecs = kPanelWidth / Batch::size;
-// Steps widened at a time on the stack by the few-rows path (16 × 64 floats: 4 KiB, in L1).
-constexpr std::size_t kStepChunk = 64;
 
-// `steps` steps of one panel (16 weights each) widened to float32: the one conversion both paths use.
+// One step of a panel (16 weights) widened to float32 in four batches: the one conversion both
+// paths use (int8: float(q) · s, s the column's scale, in float32). SIMD builds widen in lanes (bf16:
+// the halves interleaved below zeros; f16: exponent and mantissa shifted into place and scaled by
+// 2^112 exactly, Inf and NaN selected apart; int8: sign-extended and converted); the scalar build
+// widens value by value to the same floats.
 template <WeightDtype D>
-inline void widen_steps(const std::uint8_t* src, const float* scales, std::size_t steps, float* dst) {
-  const std::size_t count = steps * kPanelWidth;
+inline void widen_step(const std::uint8_t* src, const Batch* scales, Batch* out) {
+#ifndef WA_SCALAR
+  if constexpr (D == WeightDtype::int8) {
+    const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    out[0] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(q))) * scales[0];
+    out[1] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 4)))) * scales[1];
+    out[2] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 8)))) * scales[2];
+    out[3] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 12)))) * scales[3];
+  } else {
+    const __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    const __m128i h1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 16));
+    const __m128i zero = _mm_setzero_si128();
+    if constexpr (D == WeightDtype::bf16) {  // h << 16: bf16 is float32's high half
+      out[0] = Batch(_mm_castsi128_ps(_mm_unpacklo_epi16(zero, h0)));
+      out[1] = Batch(_mm_castsi128_ps(_mm_unpackhi_epi16(zero, h0)));
+      out[2] = Batch(_mm_castsi128_ps(_mm_unpacklo_epi16(zero, h1)));
+      out[3] = Batch(_mm_castsi128_ps(_mm_unpackhi_epi16(zero, h1)));
+    } else {
+      const __m128i words[4] = {_mm_unpacklo_epi16(h0, zero), _mm_unpackhi_epi16(h0, zero),
+                                _mm_unpacklo_epi16(h1, zero), _mm_unpackhi_epi16(h1, zero)};
+      const __m128i magnitude = _mm_set1_epi32(0x7fff), sign_bit = _mm_set1_epi32(0x8000);
+      const __m128i largest_finite = _mm_set1_epi32(0x7bff), inf_bits = _mm_set1_epi32(0x7f800000);
+      const __m128 scale = _mm_set1_ps(0x1p112f);
+      for (int v = 0; v < 4; ++v) {
+        const __m128i em = _mm_and_si128(words[v], magnitude);
+        const __m128i shifted = _mm_slli_epi32(em, 13);
+        const __m128 finite = _mm_mul_ps(_mm_castsi128_ps(shifted), scale);
+        const __m128 special = _mm_castsi128_ps(_mm_or_si128(shifted, inf_bits));  // Inf, NaN + payload
+        const __m128 is_special = _mm_castsi128_ps(_mm_cmpgt_epi32(em, largest_finite));
+        const __m128 sign = _mm_castsi128_ps(_mm_slli_epi32(_mm_and_si128(words[v], sign_bit), 16));
+        out[v] = Batch(_mm_or_ps(_mm_blendv_ps(finite, special, is_special), sign));
+      }
+    }
+  }
+#else
+  alignas(16) float w[kPanelWidth];
   if constexpr (D == WeightDtype::int8) {
     const auto* q = reinterpret_cast<const std::int8_t*>(src);
-    for (std::size_t e = 0; e < count; ++e) dst[e] = static_cast<float>(q[e]) * scales[e % kPanelWidth];
+    for (std::size_t j = 0; j < kPanelWidth; ++j) w[j] = static_cast<float>(q[j]);
   } else {
     const auto* h = reinterpret_cast<const std::uint16_t*>(src);
-    for (std::size_t e = 0; e < count; ++e) dst[e] = D == WeightDtype::bf16 ? bf16_to_f32(h[e]) : f16_to_f32(h[e]);
+    for (std::size_t j = 0; j < kPanelWidth; ++j) w[j] = D == WeightDtype::bf16 ? bf16_to_f32(h[j]) : f16_to_f32(h[j]);
   }
+  for (std::size_t v = 0; v < kVecs; ++v) {
+    out[v] = Batch::load_aligned(w + v * Batch::size);
+    if constexpr (D == WeightDtype::int8) out[v] = out[v] * scales[v];
+  }
+#endif
 }
 
-// Adds `steps` steps of a widened panel to ROWS rows' accumulators (gemm_packed's tile loop).
-template <int ROWS>
-inline void accumulate(std::size_t steps, const float* const* a, const float* wide, Batch (*acc)[kVecs]) {
-  for (std::size_t kk = 0; kk < steps; ++kk) {
+// Bytes of one step of a panel.
+template <WeightDtype D>
+constexpr std::size_t kStepBytes = kPanelWidth*(D == WeightDtype::int8 ? 1 : 2);
+
+// A panel's 16 scales as batches (int8; 1 otherwise, unused).
+inline void load_scales(const float* scales, Batch* out) {
+  for (std::size_t v = 0; v < kVecs; ++v)
+    out[v] = scales ? Batch::load_unaligned(scales + v * Batch::size) : Batch(1.0f);
+}
+
+// ROWS rows (1 or 2) × one panel's 16 columns over k steps, each step widened in registers and used
+// at once: gemm_packed's tile loop, its order and its simd::madd. The sums go to `sums` [ROWS][16].
+template <WeightDtype D, int ROWS>
+inline void stored_tile(std::size_t k, const float* a, std::size_t lda, const std::uint8_t* panel, const Batch* sc,
+                        float* sums) {
+  Batch acc[ROWS][kVecs];
+  for (int r = 0; r < ROWS; ++r)
+    for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = Batch(0.0f);
+  const float* a_row[ROWS];
+  for (int r = 0; r < ROWS; ++r) a_row[r] = a + r * lda;
+  const std::uint8_t* const end = panel + k * kStepBytes<D>;
+  for (const std::uint8_t* p = panel; p != end; p += kStepBytes<D>) {
     Batch b[kVecs];
-    for (std::size_t v = 0; v < kVecs; ++v) b[v] = Batch::load_aligned(wide + kk * kPanelWidth + v * Batch::size);
+    widen_step<D>(p, sc, b);
     for (int r = 0; r < ROWS; ++r) {
-      const Batch a_rk(a[r][kk]);
+      const Batch a_rk(*a_row[r]++);
       for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = simd::madd(b[v], a_rk, acc[r][v]);
     }
   }
+  for (int r = 0; r < ROWS; ++r)
+    for (std::size_t v = 0; v < kVecs; ++v) acc[r][v].store_aligned(sums + r * kPanelWidth + v * Batch::size);
 }
 
 // gemm_tile's ending: out = acc (+ bias) (+ c), column by column.
@@ -51,40 +116,24 @@ inline void store_row(const float* acc, const float* bias, float* c, std::size_t
   }
 }
 
-// The few-rows path: each panel widened 64 steps at a time, every row (≤ 4) accumulated from it.
+// The few-rows path: each panel's weights read as stored, two rows at a time.
 template <WeightDtype D>
 void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedWeights& w,
                  const float* bias, float* c, std::size_t ldc, bool add) {
-  constexpr std::size_t E = D == WeightDtype::int8 ? 1 : 2;
-  alignas(64) float wide[kStepChunk * kPanelWidth];
-  alignas(64) float sums[kReducedRowsMax][kPanelWidth];
+  alignas(64) float sums[2 * kPanelWidth];
   for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
     const std::size_t cols = std::min(kPanelWidth, n - p0);
-    const std::uint8_t* panel = w.data + p0 * w.packed_k * E;
-    const float* scales = w.scales ? w.scales + p0 : nullptr;
-    for (std::size_t i0 = 0; i0 < m; i0 += kReducedRowsMax) {
-      const std::size_t rows = std::min(kReducedRowsMax, m - i0);
-      std::fill_n(&sums[0][0], kReducedRowsMax * kPanelWidth, 0.0f);
-      for (std::size_t k0 = 0; k0 < k; k0 += kStepChunk) {
-        const std::size_t steps = std::min(kStepChunk, k - k0);
-        widen_steps<D>(panel + k0 * kPanelWidth * E, scales, steps, wide);
-        // Rows two at a time (gemm_packed's tile height: 8 accumulators fit the registers).
-        for (std::size_t r = 0; r < rows; r += 2) {
-          const int pair = rows - r >= 2 ? 2 : 1;
-          Batch acc[2][kVecs];
-          const float* a_rows[2] = {a + (i0 + r) * lda + k0, a + (i0 + r + pair - 1) * lda + k0};
-          for (int i = 0; i < pair; ++i)
-            for (std::size_t v = 0; v < kVecs; ++v) acc[i][v] = Batch::load_aligned(sums[r + i] + v * Batch::size);
-          if (pair == 2)
-            accumulate<2>(steps, a_rows, wide, acc);
-          else
-            accumulate<1>(steps, a_rows, wide, acc);
-          for (int i = 0; i < pair; ++i)
-            for (std::size_t v = 0; v < kVecs; ++v) acc[i][v].store_aligned(sums[r + i] + v * Batch::size);
-        }
-      }
-      for (std::size_t r = 0; r < rows; ++r)
-        store_row(sums[r], bias ? bias + p0 : nullptr, c + (i0 + r) * ldc + p0, cols, add);
+    const std::uint8_t* panel = w.data + p0 / kPanelWidth * w.packed_k * kStepBytes<D>;
+    Batch sc[kVecs];
+    load_scales(w.scales ? w.scales + p0 : nullptr, sc);
+    for (std::size_t i = 0; i < m; i += 2) {
+      const int rows = m - i >= 2 ? 2 : 1;
+      if (rows == 2)
+        stored_tile<D, 2>(k, a + i * lda, lda, panel, sc, sums);
+      else
+        stored_tile<D, 1>(k, a + i * lda, lda, panel, sc, sums);
+      for (int r = 0; r < rows; ++r)
+        store_row(sums + r * kPanelWidth, bias ? bias + p0 : nullptr, c + (i + r) * ldc + p0, cols, add);
     }
   }
 }
@@ -93,10 +142,16 @@ void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, st
 template <WeightDtype D>
 void gemm_widened(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedWeights& w,
                   const float* bias, float* c, std::size_t ldc, bool add, float* wide) {
-  constexpr std::size_t E = D == WeightDtype::int8 ? 1 : 2;
   for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
     const std::size_t cols = std::min(kPanelWidth, n - p0);
-    widen_steps<D>(w.data + p0 * w.packed_k * E, w.scales ? w.scales + p0 : nullptr, k, wide);
+    const std::uint8_t* panel = w.data + p0 / kPanelWidth * w.packed_k * kStepBytes<D>;
+    Batch sc[kVecs];
+    load_scales(w.scales ? w.scales + p0 : nullptr, sc);
+    for (std::size_t kk = 0; kk < k; ++kk) {
+      Batch b[kVecs];
+      widen_step<D>(panel + kk * kStepBytes<D>, sc, b);
+      for (std::size_t v = 0; v < kVecs; ++v) b[v].store_aligned(wide + kk * kPanelWidth + v * Batch::size);
+    }
     const float* panel_bias = bias ? bias + p0 : nullptr;
     if (add)
       gemm_packed_add(m, cols, k, a, lda, wide, k, panel_bias, c + p0, ldc);

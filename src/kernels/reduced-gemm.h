@@ -3,8 +3,8 @@
 // column j) at panel j/16, [kk][j % 16], packed_k steps per panel, zero-padded past n.
 //
 // Two paths with the same bits: a product of few rows (a decode step: 1–4 tokens) reads the weights as
-// stored, widening 16 columns × 64 steps at a time on the stack, so it reads 2 (f16, bf16) or 1 (int8)
-// bytes per weight instead of 4; a product of many rows (prefill) widens one whole panel into an f32
+// stored, widening each step of 16 columns in registers as it multiplies, so it reads 2 (f16, bf16) or
+// 1 (int8) bytes per weight instead of 4; a product of many rows (prefill) widens one whole panel into an f32
 // buffer and runs gemm_packed on it, the widening then costing little beside the rows' products. Both
 // widen each weight the same way (int8: float(q) · s in float32) and sum it in gemm_packed's order
 // with the same simd::madd, so a row's result never depends on how many rows shared the call (and so

@@ -217,6 +217,38 @@ TEST(ReducedGemm, FewAndManyRowsMatchFloat64OfStoredWeightsWithTheSameBits) {
         }
 }
 
+// Every f16 and bf16 value (subnormals, ±Inf, NaN included) read back through both paths of the kernel:
+// a weight of one step times 1 is the widened value itself.
+TEST(ReducedGemm, WidensEveryF16AndBf16Value) {
+  const std::size_t n = 0x10000;
+  for (WeightDtype d : {WeightDtype::f16, WeightDtype::bf16}) {
+    std::vector<float> w(n);
+    for (std::size_t h = 0; h < n; ++h)
+      w[h] = d == WeightDtype::f16 ? wa::f16_to_f32(static_cast<std::uint16_t>(h))
+                                   : wa::bf16_to_f32(static_cast<std::uint16_t>(h));
+    wa::ByteBuffer data;
+    ASSERT_TRUE(data.allocate(n * 2));
+    wa::store_reduced(d, w.data(), 1, 1, n, 1, 0, n, data.get(), nullptr);
+    wa::ReducedWeights rw;
+    rw.dtype = d;
+    rw.data = data.get();
+    rw.packed_k = 1;
+    for (std::size_t m : {1u, 6u}) {
+      const std::vector<float> a(m, 1.0f);
+      std::vector<float> c(m * n);
+      wa::reduced_gemm(m, n, 1, a.data(), 1, rw, nullptr, c.data(), n, false);
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t h = 0; h < n; ++h) {
+          const float want = w[h] + 0.0f;  // the kernel's sum starts from +0
+          if (std::isnan(want))
+            ASSERT_TRUE(std::isnan(c[i * n + h])) << h;
+          else
+            ASSERT_EQ(c[i * n + h], want) << "dtype " << static_cast<int>(d) << " h=" << h << " m=" << m;
+        }
+    }
+  }
+}
+
 // A prepared layer with reduced weights computes what an f32 layer of its stored values computes, bit
 // for bit (the same panels' values, the same order), decode rows and prefill rows, with a cache.
 TEST(ReducedLayer, GivesTheBitsOfAnF32LayerOfTheStoredValues) {
