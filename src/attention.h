@@ -192,7 +192,8 @@ class Layer {
     // instead of `packed`; head_stride then counts elements.
     WeightDtype dtype = WeightDtype::f32;
     ByteBuffer reduced;
-    FloatBuffer scales;  // int8: [heads · panel rows]
+    FloatBuffer scales;     // int8: [heads · panel rows]
+    bool specials = false;  // f16: some weight is Inf or NaN (widened the longer way)
   };
 
  private:

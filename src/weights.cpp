@@ -118,6 +118,7 @@ void project_cols(const Layer::Projection& p, std::size_t h, std::size_t c0, std
     w.data = p.reduced.get() + h * p.head_stride * weight_element_bytes(p.dtype);
     w.scales = p.scales.get() ? p.scales.get() + h * panel_rows(p.width) : nullptr;
     w.packed_k = p.in;
+    w.specials = p.specials;
     reduced_gemm(rows, cols, p.in, x, p.in, w.from_column(c0), bias, out, ldo, false);
   } else if (p.rows)
     gemm_rows(rows, cols, p.in, x, p.in, p.rows + h * p.head_stride + c0 * p.in, p.in, bias, out, ldo);
@@ -169,6 +170,12 @@ Status Layer::init_projections(const LayerConfig& c, const LayerWeights& w, bool
   }
   const PackJob jobs[] = {{&q_, w.wq, h}, {&k_, w.wk, kv}, {&v_, w.wv, kv}, {&o_, w.wo, 1}};
   if (!borrow) pack_weights(jobs, c.out_projection ? 4 : 3);
+  for (Projection* p : {&q_, &k_, &v_, &o_})
+    if (p->reduced.get())
+      p->specials = has_specials(p->dtype, p->reduced.get(),
+                                 packed_panel_floats(p->width, p->in) * (p == &q_   ? h
+                                                                         : p == &o_ ? 1
+                                                                                    : kv));
   if (!c.alibi) return Status::ok;
   if (!alibi_.allocate(h)) return Status::out_of_memory;
   if (w.alibi_slopes)

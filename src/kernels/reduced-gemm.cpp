@@ -24,7 +24,7 @@ constexpr std::size_t kVecs = kPanelWidth / Batch::size;
 // the halves interleaved below zeros; f16: exponent and mantissa shifted into place and scaled by
 // 2^112 exactly, Inf and NaN selected apart; int8: sign-extended and converted); the scalar build
 // widens value by value to the same floats.
-template <WeightDtype D>
+template <WeightDtype D, bool SPECIALS>
 inline void widen_step(const std::uint8_t* src, const Batch* scales, Batch* out) {
 #ifndef WA_SCALAR
   if constexpr (D == WeightDtype::int8) {
@@ -42,6 +42,15 @@ inline void widen_step(const std::uint8_t* src, const Batch* scales, Batch* out)
       out[1] = Batch(_mm_castsi128_ps(_mm_unpackhi_epi16(zero, h0)));
       out[2] = Batch(_mm_castsi128_ps(_mm_unpacklo_epi16(zero, h1)));
       out[3] = Batch(_mm_castsi128_ps(_mm_unpackhi_epi16(zero, h1)));
+    } else if constexpr (!SPECIALS) {
+      // No Inf or NaN in the matrix: (h << 16) arithmetic-shifted by 3 puts the exponent and
+      // mantissa in float32's place, and masking the smeared sign copies leaves the sign alone.
+      const __m128i keep = _mm_set1_epi32(static_cast<int>(0x8fffffffu));
+      const __m128 scale = _mm_set1_ps(0x1p112f);
+      const __m128i words[4] = {_mm_unpacklo_epi16(zero, h0), _mm_unpackhi_epi16(zero, h0),
+                                _mm_unpacklo_epi16(zero, h1), _mm_unpackhi_epi16(zero, h1)};
+      for (int v = 0; v < 4; ++v)
+        out[v] = Batch(_mm_mul_ps(_mm_castsi128_ps(_mm_and_si128(_mm_srai_epi32(words[v], 3), keep)), scale));
     } else {
       const __m128i words[4] = {_mm_unpacklo_epi16(h0, zero), _mm_unpackhi_epi16(h0, zero),
                                 _mm_unpacklo_epi16(h1, zero), _mm_unpackhi_epi16(h1, zero)};
@@ -87,7 +96,7 @@ inline void load_scales(const float* scales, Batch* out) {
 
 // ROWS rows (1 or 2) × one panel's 16 columns over k steps, each step widened in registers and used
 // at once: gemm_packed's tile loop, its order and its simd::madd. The sums go to `sums` [ROWS][16].
-template <WeightDtype D, int ROWS>
+template <WeightDtype D, bool SPECIALS, int ROWS>
 inline void stored_tile(std::size_t k, const float* a, std::size_t lda, const std::uint8_t* panel, const Batch* sc,
                         float* sums) {
   Batch acc[ROWS][kVecs];
@@ -98,7 +107,7 @@ inline void stored_tile(std::size_t k, const float* a, std::size_t lda, const st
   const std::uint8_t* const end = panel + k * kStepBytes<D>;
   for (const std::uint8_t* p = panel; p != end; p += kStepBytes<D>) {
     Batch b[kVecs];
-    widen_step<D>(p, sc, b);
+    widen_step<D, SPECIALS>(p, sc, b);
     for (int r = 0; r < ROWS; ++r) {
       const Batch a_rk(*a_row[r]++);
       for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = simd::madd(b[v], a_rk, acc[r][v]);
@@ -117,7 +126,7 @@ inline void store_row(const float* acc, const float* bias, float* c, std::size_t
 }
 
 // The few-rows path: each panel's weights read as stored, two rows at a time.
-template <WeightDtype D>
+template <WeightDtype D, bool SPECIALS>
 void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedWeights& w,
                  const float* bias, float* c, std::size_t ldc, bool add) {
   alignas(64) float sums[2 * kPanelWidth];
@@ -129,9 +138,9 @@ void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, st
     for (std::size_t i = 0; i < m; i += 2) {
       const int rows = m - i >= 2 ? 2 : 1;
       if (rows == 2)
-        stored_tile<D, 2>(k, a + i * lda, lda, panel, sc, sums);
+        stored_tile<D, SPECIALS, 2>(k, a + i * lda, lda, panel, sc, sums);
       else
-        stored_tile<D, 1>(k, a + i * lda, lda, panel, sc, sums);
+        stored_tile<D, SPECIALS, 1>(k, a + i * lda, lda, panel, sc, sums);
       for (int r = 0; r < rows; ++r)
         store_row(sums + r * kPanelWidth, bias ? bias + p0 : nullptr, c + (i + r) * ldc + p0, cols, add);
     }
@@ -139,7 +148,7 @@ void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, st
 }
 
 // The many-rows path: a panel at a time widened whole into `wide`, then gemm_packed over every row.
-template <WeightDtype D>
+template <WeightDtype D, bool SPECIALS>
 void gemm_widened(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedWeights& w,
                   const float* bias, float* c, std::size_t ldc, bool add, float* wide) {
   for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
@@ -149,7 +158,7 @@ void gemm_widened(std::size_t m, std::size_t n, std::size_t k, const float* a, s
     load_scales(w.scales ? w.scales + p0 : nullptr, sc);
     for (std::size_t kk = 0; kk < k; ++kk) {
       Batch b[kVecs];
-      widen_step<D>(panel + kk * kStepBytes<D>, sc, b);
+      widen_step<D, SPECIALS>(panel + kk * kStepBytes<D>, sc, b);
       for (std::size_t v = 0; v < kVecs; ++v) b[v].store_aligned(wide + kk * kPanelWidth + v * Batch::size);
     }
     const float* panel_bias = bias ? bias + p0 : nullptr;
@@ -160,14 +169,15 @@ void gemm_widened(std::size_t m, std::size_t n, std::size_t k, const float* a, s
   }
 }
 
-template <WeightDtype D>
+template <WeightDtype D, bool SPECIALS = true>
 void gemm_dtype(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedWeights& w,
                 const float* bias, float* c, std::size_t ldc, bool add) {
   if (m > kReducedRowsMax) {
     FloatBuffer wide;
-    if (wide.allocate(kPanelWidth * k)) return gemm_widened<D>(m, n, k, a, lda, w, bias, c, ldc, add, wide.get());
+    if (wide.allocate(kPanelWidth * k))
+      return gemm_widened<D, SPECIALS>(m, n, k, a, lda, w, bias, c, ldc, add, wide.get());
   }
-  gemm_stored<D>(m, n, k, a, lda, w, bias, c, ldc, add);
+  gemm_stored<D, SPECIALS>(m, n, k, a, lda, w, bias, c, ldc, add);
 }
 
 }  // namespace
@@ -182,7 +192,8 @@ void reduced_gemm(std::size_t m, std::size_t n, std::size_t k, const float* a, s
                   const float* bias, float* c, std::size_t ldc, bool add) {
   switch (w.dtype) {
     case WeightDtype::f16:
-      return gemm_dtype<WeightDtype::f16>(m, n, k, a, lda, w, bias, c, ldc, add);
+      if (w.specials) return gemm_dtype<WeightDtype::f16, true>(m, n, k, a, lda, w, bias, c, ldc, add);
+      return gemm_dtype<WeightDtype::f16, false>(m, n, k, a, lda, w, bias, c, ldc, add);
     case WeightDtype::bf16:
       return gemm_dtype<WeightDtype::bf16>(m, n, k, a, lda, w, bias, c, ldc, add);
     case WeightDtype::int8:
@@ -190,6 +201,14 @@ void reduced_gemm(std::size_t m, std::size_t n, std::size_t k, const float* a, s
     case WeightDtype::f32:
       break;  // f32 weights are packed as floats and multiplied by gemm_packed itself
   }
+}
+
+bool has_specials(WeightDtype dtype, const std::uint8_t* data, std::size_t count) {
+  if (dtype != WeightDtype::f16) return false;
+  const auto* h = reinterpret_cast<const std::uint16_t*>(data);
+  std::uint16_t any = 0;  // without a branch per weight: some exponent all ones
+  for (std::size_t e = 0; e < count; ++e) any |= static_cast<std::uint16_t>((h[e] & 0x7c00u) == 0x7c00u);
+  return any != 0;
 }
 
 void store_reduced(WeightDtype dtype, const float* w, std::size_t ld_j, std::size_t ld_k, std::size_t n, std::size_t k,

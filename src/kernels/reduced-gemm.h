@@ -23,6 +23,7 @@ struct ReducedWeights {
   const std::uint8_t* data = nullptr;  // panels, 64-byte aligned
   const float* scales = nullptr;       // int8: one per column (padded to whole panels)
   std::size_t packed_k = 0;
+  bool specials = true;  // f16: the matrix may hold Inf or NaN (false takes a shorter widening)
 
   // The weights of columns c0 … (c0 a multiple of 16).
   ReducedWeights from_column(std::size_t c0) const {
@@ -41,6 +42,9 @@ constexpr std::size_t kReducedRowsMax = 4;
 
 void reduced_gemm(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedWeights& w,
                   const float* bias, float* c, std::size_t ldc, bool add);
+
+// Whether `count` stored weights hold an f16 Inf or NaN (always false for other dtypes).
+bool has_specials(WeightDtype dtype, const std::uint8_t* data, std::size_t count);
 
 // Columns [j0, j1) (whole panels: j0 a multiple of 16) of a weight given as float32, element (column j,
 // step kk) at w[j·ld_j + kk·ld_k], rounded into `out` (f16, bf16) or quantized per column into `out`

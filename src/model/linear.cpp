@@ -67,6 +67,7 @@ Status Linear::init_reduced(const LinearSource& s, std::size_t ld) {
               store_reduced(dtype_, s.weight, rows ? ld : 1, rows ? 1 : ld, out_, in_, c0,
                             std::min(columns, c0 + kPackCols), reduced_.get(), scales_.get());
             });
+  specials_ = has_specials(dtype_, reduced_.get(), columns * in_);
   return set_bias(s.bias);
 }
 
@@ -90,6 +91,7 @@ void Linear::product(const float* x, std::size_t lda, std::size_t rows, std::siz
     w.data = reduced_.get();
     w.scales = scales_.get();
     w.packed_k = in_;
+    w.specials = specials_;
     reduced_gemm(rows, cols, in_, x, lda, w.from_column(c0), bias, y + c0, ldy, add);
     return;
   }

@@ -41,6 +41,7 @@ class Linear {
   ByteBuffer reduced_;  // dtype_ ≠ f32: the panels as stored
   FloatBuffer scales_;  // int8: one per output (padded to whole panels)
   WeightDtype dtype_ = WeightDtype::f32;
+  bool specials_ = false;  // f16: some weight is Inf or NaN
   std::size_t out_ = 0, in_ = 0;
   bool has_bias_ = false;
 };

@@ -249,6 +249,31 @@ TEST(ReducedGemm, WidensEveryF16AndBf16Value) {
   }
 }
 
+// An f16 matrix without Inf or NaN takes the shorter widening: every finite value, both paths.
+TEST(ReducedGemm, WidensEveryFiniteF16WithoutTheSpecialsPath) {
+  std::vector<float> w;
+  for (std::uint32_t h = 0; h < 0x10000; ++h)
+    if ((h & 0x7c00u) != 0x7c00u) w.push_back(wa::f16_to_f32(static_cast<std::uint16_t>(h)));
+  const std::size_t n = w.size(), cols = (n + 15) / 16 * 16;
+  wa::ByteBuffer data;
+  ASSERT_TRUE(data.allocate(cols * 2));
+  wa::store_reduced(WeightDtype::f16, w.data(), 1, 1, n, 1, 0, cols, data.get(), nullptr);
+  ASSERT_FALSE(wa::has_specials(WeightDtype::f16, data.get(), cols));
+  wa::ReducedWeights rw;
+  rw.data = data.get();
+  rw.packed_k = 1;
+  rw.specials = false;
+  for (std::size_t m : {1u, 6u}) {
+    const std::vector<float> a(m, 1.0f);
+    std::vector<float> c(m * n);
+    wa::reduced_gemm(m, n, 1, a.data(), 1, rw, nullptr, c.data(), n, false);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(c[i * n + j], w[j] + 0.0f) << j << " m=" << m;
+  }
+  const std::uint16_t inf = 0x7c00;
+  EXPECT_TRUE(wa::has_specials(WeightDtype::f16, reinterpret_cast<const std::uint8_t*>(&inf), 1));
+}
+
 // A prepared layer with reduced weights computes what an f32 layer of its stored values computes, bit
 // for bit (the same panels' values, the same order), decode rows and prefill rows, with a cache.
 TEST(ReducedLayer, GivesTheBitsOfAnF32LayerOfTheStoredValues) {
