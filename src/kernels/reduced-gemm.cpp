@@ -10,6 +10,9 @@
 #include "simd.h"
 
 #ifndef WA_SCALAR
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 #include <smmintrin.h>  // SSE4.1, which Emscripten maps onto SIMD128 (as for xsimd's SSE path)
 #endif
 
@@ -28,11 +31,20 @@ template <WeightDtype D, bool SPECIALS>
 inline void widen_step(const std::uint8_t* src, const Batch* scales, Batch* out) {
 #ifndef WA_SCALAR
   if constexpr (D == WeightDtype::int8) {
+#ifdef __wasm_simd128__
+    // SIMD128's own widenings (the SSE forms would cost a byte shuffle per quarter).
+    const v128_t q = wasm_v128_load(src);
+    const v128_t lo = wasm_i16x8_extend_low_i8x16(q), hi = wasm_i16x8_extend_high_i8x16(q);
+    const v128_t words[4] = {wasm_i32x4_extend_low_i16x8(lo), wasm_i32x4_extend_high_i16x8(lo),
+                             wasm_i32x4_extend_low_i16x8(hi), wasm_i32x4_extend_high_i16x8(hi)};
+    for (int v = 0; v < 4; ++v) out[v] = Batch(static_cast<__m128>(wasm_f32x4_convert_i32x4(words[v]))) * scales[v];
+#else
     const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
     out[0] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(q))) * scales[0];
     out[1] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 4)))) * scales[1];
     out[2] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 8)))) * scales[2];
     out[3] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 12)))) * scales[3];
+#endif
   } else {
     const __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
     const __m128i h1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 16));
