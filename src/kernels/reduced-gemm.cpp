@@ -23,12 +23,12 @@ using Batch = simd::batch<float>;
 constexpr std::size_t kVecs = kPanelWidth / Batch::size;
 
 // One step of a panel (16 weights) widened to float32 in four batches: the one conversion both
-// paths use (int8: float(q) · s, s the column's scale, in float32). SIMD builds widen in lanes (bf16:
+// paths use (int8: float(q); the column's scale multiplies the sum). SIMD builds widen in lanes (bf16:
 // the halves interleaved below zeros; f16: exponent and mantissa shifted into place and scaled by
 // 2^112 exactly, Inf and NaN selected apart; int8: sign-extended and converted); the scalar build
 // widens value by value to the same floats.
 template <WeightDtype D, bool SPECIALS>
-inline void widen_step(const std::uint8_t* src, const Batch* scales, Batch* out) {
+inline void widen_step(const std::uint8_t* src, Batch* out) {
 #ifndef WA_SCALAR
   if constexpr (D == WeightDtype::int8) {
 #ifdef __wasm_simd128__
@@ -37,13 +37,13 @@ inline void widen_step(const std::uint8_t* src, const Batch* scales, Batch* out)
     const v128_t lo = wasm_i16x8_extend_low_i8x16(q), hi = wasm_i16x8_extend_high_i8x16(q);
     const v128_t words[4] = {wasm_i32x4_extend_low_i16x8(lo), wasm_i32x4_extend_high_i16x8(lo),
                              wasm_i32x4_extend_low_i16x8(hi), wasm_i32x4_extend_high_i16x8(hi)};
-    for (int v = 0; v < 4; ++v) out[v] = Batch(static_cast<__m128>(wasm_f32x4_convert_i32x4(words[v]))) * scales[v];
+    for (int v = 0; v < 4; ++v) out[v] = Batch(static_cast<__m128>(wasm_f32x4_convert_i32x4(words[v])));
 #else
     const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-    out[0] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(q))) * scales[0];
-    out[1] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 4)))) * scales[1];
-    out[2] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 8)))) * scales[2];
-    out[3] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 12)))) * scales[3];
+    out[0] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(q)));
+    out[1] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 4))));
+    out[2] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 8))));
+    out[3] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 12))));
 #endif
   } else {
     const __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
@@ -91,7 +91,6 @@ inline void widen_step(const std::uint8_t* src, const Batch* scales, Batch* out)
   }
   for (std::size_t v = 0; v < kVecs; ++v) {
     out[v] = Batch::load_aligned(w + v * Batch::size);
-    if constexpr (D == WeightDtype::int8) out[v] = out[v] * scales[v];
   }
 #endif
 }
@@ -100,17 +99,10 @@ inline void widen_step(const std::uint8_t* src, const Batch* scales, Batch* out)
 template <WeightDtype D>
 constexpr std::size_t kStepBytes = kPanelWidth*(D == WeightDtype::int8 ? 1 : 2);
 
-// A panel's 16 scales as batches (int8; 1 otherwise, unused).
-inline void load_scales(const float* scales, Batch* out) {
-  for (std::size_t v = 0; v < kVecs; ++v)
-    out[v] = scales ? Batch::load_unaligned(scales + v * Batch::size) : Batch(1.0f);
-}
-
 // ROWS rows (1 or 2) × one panel's 16 columns over k steps, each step widened in registers and used
 // at once: gemm_packed's tile loop, its order and its simd::madd. The sums go to `sums` [ROWS][16].
 template <WeightDtype D, bool SPECIALS, int ROWS>
-inline void stored_tile(std::size_t k, const float* a, std::size_t lda, const std::uint8_t* panel, const Batch* sc,
-                        float* sums) {
+inline void stored_tile(std::size_t k, const float* a, std::size_t lda, const std::uint8_t* panel, float* sums) {
   Batch acc[ROWS][kVecs];
   for (int r = 0; r < ROWS; ++r)
     for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = Batch(0.0f);
@@ -119,7 +111,7 @@ inline void stored_tile(std::size_t k, const float* a, std::size_t lda, const st
   const std::uint8_t* const end = panel + k * kStepBytes<D>;
   for (const std::uint8_t* p = panel; p != end; p += kStepBytes<D>) {
     Batch b[kVecs];
-    widen_step<D, SPECIALS>(p, sc, b);
+    widen_step<D, SPECIALS>(p, b);
     for (int r = 0; r < ROWS; ++r) {
       const Batch a_rk(*a_row[r]++);
       for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = simd::madd(b[v], a_rk, acc[r][v]);
@@ -129,10 +121,12 @@ inline void stored_tile(std::size_t k, const float* a, std::size_t lda, const st
     for (std::size_t v = 0; v < kVecs; ++v) acc[r][v].store_aligned(sums + r * kPanelWidth + v * Batch::size);
 }
 
-// gemm_tile's ending: out = acc (+ bias) (+ c), column by column.
-inline void store_row(const float* acc, const float* bias, float* c, std::size_t cols, bool add) {
+// gemm_tile's ending: out = acc (+ bias) (+ c), column by column; int8: acc times its column's scale
+// first (the weights were summed as their integers q).
+inline void store_row(const float* acc, const float* scales, const float* bias, float* c, std::size_t cols, bool add) {
   for (std::size_t j = 0; j < cols; ++j) {
-    const float out = bias ? acc[j] + bias[j] : acc[j];
+    const float sum = scales ? acc[j] * scales[j] : acc[j];
+    const float out = bias ? sum + bias[j] : sum;
     c[j] = add ? c[j] + out : out;
   }
 }
@@ -145,16 +139,15 @@ void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, st
   for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
     const std::size_t cols = std::min(kPanelWidth, n - p0);
     const std::uint8_t* panel = w.data + p0 / kPanelWidth * w.packed_k * kStepBytes<D>;
-    Batch sc[kVecs];
-    load_scales(w.scales ? w.scales + p0 : nullptr, sc);
     for (std::size_t i = 0; i < m; i += 2) {
       const int rows = m - i >= 2 ? 2 : 1;
       if (rows == 2)
-        stored_tile<D, SPECIALS, 2>(k, a + i * lda, lda, panel, sc, sums);
+        stored_tile<D, SPECIALS, 2>(k, a + i * lda, lda, panel, sums);
       else
-        stored_tile<D, SPECIALS, 1>(k, a + i * lda, lda, panel, sc, sums);
+        stored_tile<D, SPECIALS, 1>(k, a + i * lda, lda, panel, sums);
       for (int r = 0; r < rows; ++r)
-        store_row(sums + r * kPanelWidth, bias ? bias + p0 : nullptr, c + (i + r) * ldc + p0, cols, add);
+        store_row(sums + r * kPanelWidth, w.scales ? w.scales + p0 : nullptr, bias ? bias + p0 : nullptr,
+                  c + (i + r) * ldc + p0, cols, add);
     }
   }
 }
@@ -162,22 +155,25 @@ void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, st
 // The many-rows path: a panel at a time widened whole into `wide`, then gemm_packed over every row.
 template <WeightDtype D, bool SPECIALS>
 void gemm_widened(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedWeights& w,
-                  const float* bias, float* c, std::size_t ldc, bool add, float* wide) {
+                  const float* bias, float* c, std::size_t ldc, bool add, float* wide, float* tmp) {
   for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
     const std::size_t cols = std::min(kPanelWidth, n - p0);
     const std::uint8_t* panel = w.data + p0 / kPanelWidth * w.packed_k * kStepBytes<D>;
-    Batch sc[kVecs];
-    load_scales(w.scales ? w.scales + p0 : nullptr, sc);
     for (std::size_t kk = 0; kk < k; ++kk) {
       Batch b[kVecs];
-      widen_step<D, SPECIALS>(panel + kk * kStepBytes<D>, sc, b);
+      widen_step<D, SPECIALS>(panel + kk * kStepBytes<D>, b);
       for (std::size_t v = 0; v < kVecs; ++v) b[v].store_aligned(wide + kk * kPanelWidth + v * Batch::size);
     }
     const float* panel_bias = bias ? bias + p0 : nullptr;
-    if (add)
+    if (w.scales) {  // int8: the rows' sums into `tmp`, then scaled, biased and stored as the other path does
+      gemm_packed(m, cols, k, a, lda, wide, k, nullptr, tmp, kPanelWidth);
+      for (std::size_t i = 0; i < m; ++i)
+        store_row(tmp + i * kPanelWidth, w.scales + p0, panel_bias, c + i * ldc + p0, cols, add);
+    } else if (add) {
       gemm_packed_add(m, cols, k, a, lda, wide, k, panel_bias, c + p0, ldc);
-    else
+    } else {
       gemm_packed(m, cols, k, a, lda, wide, k, panel_bias, c + p0, ldc);
+    }
   }
 }
 
@@ -185,9 +181,9 @@ template <WeightDtype D, bool SPECIALS = true>
 void gemm_dtype(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedWeights& w,
                 const float* bias, float* c, std::size_t ldc, bool add) {
   if (m > kReducedRowsMax) {
-    FloatBuffer wide;
-    if (wide.allocate(kPanelWidth * k))
-      return gemm_widened<D, SPECIALS>(m, n, k, a, lda, w, bias, c, ldc, add, wide.get());
+    FloatBuffer wide;  // a widened panel, then (int8) the rows' sums for it
+    if (wide.allocate(kPanelWidth * (k + m)))
+      return gemm_widened<D, SPECIALS>(m, n, k, a, lda, w, bias, c, ldc, add, wide.get(), wide.get() + kPanelWidth * k);
   }
   gemm_stored<D, SPECIALS>(m, n, k, a, lda, w, bias, c, ldc, add);
 }

@@ -6,9 +6,10 @@
 // stored, widening each step of 16 columns in registers as it multiplies, so it reads 2 (f16, bf16) or
 // 1 (int8) bytes per weight instead of 4; a product of many rows (prefill) widens one whole panel into an f32
 // buffer and runs gemm_packed on it, the widening then costing little beside the rows' products. Both
-// widen each weight the same way (int8: float(q) · s in float32) and sum it in gemm_packed's order
-// with the same simd::madd, so a row's result never depends on how many rows shared the call (and so
-// not on the thread count), and a panel buffer that cannot be allocated falls back to the first path.
+// widen each weight the same way and sum it in gemm_packed's order with the same simd::madd (int8: the
+// integers q, the sum then times the column's scale s, before the bias), so a row's result never depends on how many
+// rows shared the call (and so not on the thread count), and a panel buffer that cannot be allocated falls back to the
+// first path.
 #pragma once
 
 #include <cstddef>

@@ -274,7 +274,7 @@ TEST(ReducedGemm, WidensEveryFiniteF16WithoutTheSpecialsPath) {
   EXPECT_TRUE(wa::has_specials(WeightDtype::f16, reinterpret_cast<const std::uint8_t*>(&inf), 1));
 }
 
-// A prepared layer with reduced weights computes what an f32 layer of its stored values computes, bit
+// A prepared layer with f16 or bf16 weights computes what an f32 layer of its stored values computes, bit
 // for bit (the same panels' values, the same order), decode rows and prefill rows, with a cache.
 TEST(ReducedLayer, GivesTheBitsOfAnF32LayerOfTheStoredValues) {
   wa::LayerConfig c;
@@ -288,7 +288,9 @@ TEST(ReducedLayer, GivesTheBitsOfAnF32LayerOfTheStoredValues) {
   const auto wq = wa_test::random_vector(E * E, 1), wk = wa_test::random_vector(kv * E, 2),
              wv = wa_test::random_vector(kv * E, 3), wo = wa_test::random_vector(E * E, 4);
   const auto bq = wa_test::random_vector(E, 5), bo = wa_test::random_vector(E, 6);
-  for (WeightDtype d : {WeightDtype::f16, WeightDtype::bf16, WeightDtype::int8}) {
+  // int8 sums the integers and scales the sum: near, not bit-equal, to an f32 layer of q·s (the JS
+  // tests hold it to the float64 evaluation).
+  for (WeightDtype d : {WeightDtype::f16, WeightDtype::bf16}) {
     // The stored values, per matrix [out, in]: rounded or quantized per output row.
     auto stored = [&](const std::vector<float>& w, std::size_t out) {
       const std::size_t cols = (out + 15) / 16 * 16;

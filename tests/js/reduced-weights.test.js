@@ -87,7 +87,14 @@ describe.each(DTYPES)('weightDtype %s', (dtype) => {
       const twin = attn.createMultiHeadAttention({ ...SHAPE, ...twinWeights });
       const got = layer.forward({ query, isCausal: true, needWeights: false }).output;
       ref.expectClose(got, want, `${dtype} T=${T}`);
-      bitsEqual(got, twin.forward({ query, isCausal: true, needWeights: false }).output, `${dtype} T=${T} vs f32 twin`);
+      // int8 sums the integers q and scales the sum: near the twin of q·s, not its bits.
+      if (dtype !== 'int8') {
+        bitsEqual(
+          got,
+          twin.forward({ query, isCausal: true, needWeights: false }).output,
+          `${dtype} T=${T} vs f32 twin`,
+        );
+      }
       outputs.push(got);
       layer.dispose();
       twin.dispose();
