@@ -34,7 +34,7 @@ namespace {
   X(i_q) X(i_k) X(i_v) X(i_scores) X(i_scaled_scores) X(i_attn_output)                               \
   X(num_kv_heads) X(out_dim) X(rope_dim) X(rope_base_lo) X(rope_base_hi) X(rope_interleaved)          \
   X(alibi) X(alibi_slopes) X(sliding_window) X(position_offset) X(cache) X(max_length)                \
-  X(cache_dtype)
+  X(cache_dtype) X(weight_dtype)
 
 WA_DEFINE_SLOTS(WA_SLOTS, wireSlots)
 // clang-format on
@@ -49,6 +49,7 @@ wa::LayerConfig layer_config(Wire w) {
   config.k_in = w[slot_k_in];
   config.v_in = w[slot_v_in];
   config.num_heads = w[slot_num_heads];
+  config.weight_dtype = static_cast<wa::WeightDtype>(w[slot_weight_dtype]);  // checked by Layer::init
   config.head_dim_qk = w[slot_head_dim_qk];
   config.head_dim_v = w[slot_head_dim_v];
   config.out_projection = w[slot_out_projection] != 0;

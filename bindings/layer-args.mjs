@@ -30,6 +30,21 @@ export const MHA_LAYER_ARGS = [
   'alibi',
   'slidingWindow',
 ];
+// How a prepared layer (or a model, loadModel's dtype) stores its weight matrices; the index is the
+// engine's WeightDtype (src/kernels/weight-dtype.h). One-shot calls read their weights as f32.
+export const WEIGHT_DTYPES = ['f32', 'f16', 'bf16', 'int8'];
+export const PREPARED_LAYER_ARGS = ['weightDtype'];
+const DTYPES_TEXT = "'f32', 'f16', 'bf16' or 'int8'";
+
+// A weight dtype option (weightDtype, loadModel's dtype): 'f32' when absent.
+export function parseWeightDtype(c, name) {
+  const value = c.args[name];
+  if (value === undefined) return 'f32';
+  if (typeof value !== 'string') throw c.typeError(name, DTYPES_TEXT, value);
+  if (!WEIGHT_DTYPES.includes(value)) throw c.rangeError(name, DTYPES_TEXT, JSON.stringify(value));
+  return value;
+}
+
 // Positions stay below 2^31 (query positions positionOffset + i travel as 32-bit integers).
 export const MAX_POSITION = 2 ** 31;
 
@@ -297,6 +312,11 @@ export function checkRepeatedLayerArgs(c, layer, sizes, tensorLengths) {
       throw c.rangeError(name, `${sizes[name]} as when the layer was created`, c.args[name]);
     }
     if (Object.hasOwn(tensorLengths, name) && c.has(name)) c.length(name, c.tensor(name), ...tensorLengths[name]);
+  }
+  if (c.args.weightDtype !== undefined) {
+    const dtype = parseWeightDtype(c, 'weightDtype');
+    if (dtype !== layer.weightDtype)
+      throw c.rangeError('weightDtype', `'${layer.weightDtype}' as when the layer was created`, `'${dtype}'`);
   }
   if (!layer.outProjection) return;
   const differs = (name, given, made) => {

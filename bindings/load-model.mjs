@@ -6,7 +6,8 @@
 import { planCheckpoint } from '../lib/model/checkpoint.mjs';
 import { engineOf } from './api.mjs';
 import { describe } from './checks.mjs';
-import { LOAD_OPTIONS, callback, optionsOf, storageDtype } from './model-args.mjs';
+import { parseWeightDtype } from './layer-args.mjs';
+import { LOAD_OPTIONS, callback, optionsOf } from './model-args.mjs';
 import { createEngineModel } from './model-engine.mjs';
 import { makeModel } from './model-object.mjs';
 import { readModelSource, throwIfAborted } from './model-source.mjs';
@@ -16,7 +17,7 @@ const FN = 'loadModel';
 function loadOptions(options) {
   const c = optionsOf(FN, options, LOAD_OPTIONS);
   const opts = {
-    dtype: storageDtype(c, 'dtype'),
+    dtype: parseWeightDtype(c, 'dtype'),
     onProgress: callback(c, 'onProgress'),
     fetch: callback(c, 'fetch'),
     signal: c.args.signal,

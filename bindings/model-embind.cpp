@@ -26,7 +26,7 @@ namespace {
   X(num_layers) X(hidden) X(num_heads) X(num_kv_heads) X(head_dim) X(intermediate) X(vocab)                \
   X(max_positions) X(type_vocab) X(norm) X(post_norm) X(norm_eps) X(activation) X(gated_mlp)               \
   X(learned_positions) X(rope_dim) X(inverse_frequencies) X(causal) X(attention_scale) X(final_norm)       \
-  X(embedding_norm) X(head) X(tied_head)                                                                   \
+  X(embedding_norm) X(head) X(tied_head) X(weight_dtype)                                                   \
   /* the embeddings (modelSetEmbeddings) */                                                                \
   X(tokens) X(positions) X(token_types) X(embedding_norm_weight) X(embedding_norm_bias)                    \
   /* a block (modelSetBlock) */                                                                            \
@@ -73,6 +73,7 @@ wa::ModelConfig model_config(Wire w) {
   c.embedding_norm = w[slot_embedding_norm] != 0;
   c.head = static_cast<wa::HeadKind>(w[slot_head]);
   c.tied_head = w[slot_tied_head] != 0;
+  c.weight_dtype = static_cast<wa::WeightDtype>(w[slot_weight_dtype]);  // checked by Model::init
   return c;
 }
 

@@ -5,7 +5,8 @@
 //
 //   engine   the internal engine of bindings/api.mjs (engineOf(attn))
 //   plan     planCheckpoint's result: tensors { dtype, shape, data } as readSafetensors gives them
-//   options  { dtype: 'f32' }
+//   options  { dtype: 'f32' | 'f16' | 'bf16' | 'int8' } (how the linear layers and an untied head store
+//            their weights; embeddings, a tied head, norms and biases stay f32)
 //   → { config, weightBytes, createCache(maxLength), forward(ids, options), dispose(), disposed }
 //   forward(ids, { cache, logits, attention, tokenTypeIds, hiddenStates })
 //     hiddenStates: null, or the entries (0 … numLayers, each once) of the residual stream to copy out
@@ -17,11 +18,11 @@ import { HeapScope } from './heap.mjs';
 import { describe } from './checks.mjs';
 import { KV_DTYPES, kvDtypeCode } from './kv-dtype.mjs';
 import { LOGITS, ModelStage, headKind, planParts, tensorBytes } from './engine-model-stage.mjs';
+import { WEIGHT_DTYPES, parseWeightDtype } from './layer-args.mjs';
 
 export { engineOf } from './api.mjs';
 
 const LOAD = 'loadModel';
-const DTYPES_LATER = ['f16', 'bf16', 'int8'];
 // Sizes travel in 32-bit slots: a cache or a call longer than this could never fit in memory anyway.
 const MAX_TOKENS = 2 ** 31;
 
@@ -34,18 +35,19 @@ function tooLarge(fn, what, bytes, heapMaxBytes, advice) {
   );
 }
 
-function checkDtype(options) {
-  const dtype = options?.dtype ?? 'f32';
-  if (dtype === 'f32') return;
-  if (DTYPES_LATER.includes(dtype)) {
-    throw new RangeError(
-      `${LOAD}: dtype must be 'f32': this version stores weights as 'f32' only (reduced precision, ` +
-        `'f16', 'bf16' and 'int8', comes in a later version), got '${dtype}'`,
-    );
-  }
-  throw new RangeError(
-    `${LOAD}: dtype must be 'f32', got ${typeof dtype === 'string' ? `'${dtype}'` : describe(dtype)}`,
+// options.dtype: how the linear layers store their weights (load-model.mjs checked the user's value;
+// this guards the engine with the same errors) → the engine's WeightDtype code.
+function dtypeCode(options) {
+  const dtype = parseWeightDtype(
+    { args: { dtype: options?.dtype }, typeError: dtypeError(TypeError), rangeError: dtypeError(RangeError) },
+    'dtype',
   );
+  return WEIGHT_DTYPES.indexOf(dtype);
+}
+
+function dtypeError(Kind) {
+  return (name, expected, given) =>
+    new Kind(`${LOAD}: ${name} must be ${expected}, got ${typeof given === 'string' ? given : describe(given)}`);
 }
 
 // Runs body(scope) with a HeapScope freed afterwards, also when body throws.
@@ -82,7 +84,7 @@ function setParts(engine, handle, plan, stage, weightsNeeded) {
 
 export function createEngineModel(engine, plan, options = {}) {
   const M = engine.check(LOAD);
-  checkDtype(options);
+  const dtype = dtypeCode(options);
   const { wire } = engine;
   const { heapMaxBytes, STATUS } = wire;
   const config = plan.config;
@@ -91,6 +93,7 @@ export function createEngineModel(engine, plan, options = {}) {
   // Before anything is allocated: the packed weights and the largest part's tensors beside them.
   const weightsNeeded = scoped(M, LOAD, heapMaxBytes, (scope) => {
     stage.clear().config(plan, null);
+    stage.set('weight_dtype', dtype);
     return M.modelWeightsBytes(stage.place(scope));
   });
   const largestPart = Math.max(...planParts(plan).map((tensors) => tensors.reduce((s, t) => s + tensorBytes(t), 0)));
@@ -102,6 +105,7 @@ export function createEngineModel(engine, plan, options = {}) {
   const heapBefore = M.heapInUse() >>> 0;
   const handle = scoped(M, LOAD, heapMaxBytes, (scope) => {
     stage.clear().config(plan, scope);
+    stage.set('weight_dtype', dtype);
     const block = stage.place(scope);
     const made = M.createModel(block);
     if (made !== 0) return made;

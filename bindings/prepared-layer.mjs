@@ -5,7 +5,13 @@ import { HeapScope, heapBytes, outOfMemory } from './heap.mjs';
 import { layerTensors, runForward } from './forward-call.mjs';
 import { cacheAlive, createKvCache } from './kv-cache.mjs';
 import { readForwardData } from './forward-args.mjs';
-import { checkRepeatedLayerArgs, layerSizes, layerTensorLengths } from './layer-args.mjs';
+import {
+  PREPARED_LAYER_ARGS,
+  checkRepeatedLayerArgs,
+  layerSizes,
+  layerTensorLengths,
+  parseWeightDtype,
+} from './layer-args.mjs';
 
 const sum = (values) => values.reduce((a, b) => a + b, 0);
 
@@ -30,8 +36,10 @@ const createLayer = (wire, fn, layer) =>
 export function createPrepared(engine, fn, layerArgs, forwardArgs, parseLayer, parseForward, args) {
   engine.check(fn);
   // One object may serve both create and forward: forward's arguments are accepted and unused here.
-  const known = new Set([...layerArgs, ...forwardArgs]);
-  const layer = parseLayer(new Checker(fn, args, known));
+  const known = new Set([...layerArgs, ...PREPARED_LAYER_ARGS, ...forwardArgs]);
+  const checker = new Checker(fn, args, known);
+  const layer = parseLayer(checker);
+  layer.weightDtype = parseWeightDtype(checker, 'weightDtype');
   engine.check(fn);
   const record = { ...createLayer(engine.wire, fn, layer), engineDisposed: false };
   engine.liveLayers.add(record);

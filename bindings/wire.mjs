@@ -4,7 +4,7 @@
 // kinds, the memory limit, every buffer size) is asked of the module here, never copied.
 import { outOfMemory } from './heap.mjs';
 import { kvDtypeCode } from './kv-dtype.mjs';
-import { stagedWindow } from './layer-args.mjs';
+import { WEIGHT_DTYPES, stagedWindow } from './layer-args.mjs';
 
 // The bits of a float32 (the scale slot).
 const floatBits = new Float32Array(1);
@@ -94,6 +94,7 @@ export class Wire {
     stage[slots.out_dim] = layer.outDim;
     stage[slots.alibi] = layer.alibi ? 1 : 0;
     stage[slots.sliding_window] = stagedWindow(layer.slidingWindow);
+    stage[slots.weight_dtype] = WEIGHT_DTYPES.indexOf(layer.weightDtype ?? 'f32');
     if (layer.rope) {
       stage[slots.rope_dim] = layer.rope.dim;
       doubleBits[0] = layer.rope.base;

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "buffer.h"
+#include "kernels/weight-dtype.h"
 
 namespace wa {
 
@@ -48,6 +49,8 @@ struct LayerConfig {
   RopeConfig rope;
   bool alibi = false;              // slopes from LayerWeights::alibi_slopes, or the paper's
   std::size_t sliding_window = 0;  // 0: none
+  // How the projections' weights are stored (prepared layers; a borrowed one-shot layer reads f32).
+  WeightDtype weight_dtype = WeightDtype::f32;
 
   std::size_t attn_width() const { return num_heads * head_dim_v; }
   std::size_t output_width() const { return out_projection && out_dim ? out_dim : attn_width(); }
@@ -189,6 +192,12 @@ class Layer {
     FloatBuffer bias;    // heads·width, zeros when the layer has no bias
     std::size_t width = 0, in = 0, head_stride = 0;
     const float* rows = nullptr;  // borrowed W ([heads·width, in], read in place) instead of panels
+    // Reduced weights (weight_dtype ≠ f32): the same panels in f16, bf16 or int8 (per-row scales),
+    // instead of `packed`; head_stride then counts elements.
+    WeightDtype dtype = WeightDtype::f32;
+    ByteBuffer reduced;
+    FloatBuffer scales;     // int8: [heads · panel rows]
+    bool specials = false;  // f16: some weight is Inf or NaN (widened the longer way)
   };
 
  private:

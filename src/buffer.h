@@ -47,5 +47,6 @@ class AlignedBuffer {
 
 using FloatBuffer = AlignedBuffer<float>;
 using DoubleBuffer = AlignedBuffer<double>;
+using ByteBuffer = AlignedBuffer<std::uint8_t>;
 
 }  // namespace wa

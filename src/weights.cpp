@@ -7,6 +7,7 @@
 
 #include "kernels/f32-gemm-rows.h"
 #include "kernels/f32-gemm.h"
+#include "kernels/reduced-gemm.h"
 #include "parallel.h"
 #include "plan.h"
 #include "positions.h"
@@ -30,16 +31,33 @@ double projection_floats(std::size_t heads, std::size_t width, std::size_t in) {
   return panel_rows * static_cast<double>(in) * static_cast<double>(heads) + static_cast<double>(heads * width);
 }
 
+// Bytes of one projection stored as `dtype`: its panels (and int8 scales), then its float bias.
+double projection_bytes(WeightDtype dtype, std::size_t heads, std::size_t width, std::size_t in) {
+  if (dtype == WeightDtype::f32) return projection_floats(heads, width, in) * sizeof(float);
+  return reduced_bytes(dtype, width, in) * static_cast<double>(heads) +
+         static_cast<double>(heads * width) * sizeof(float);
+}
+
+std::size_t panel_rows(std::size_t width) { return ceil_div(width, kPanelWidth) * kPanelWidth; }
+
 // Allocates a projection's panels (packed later by pack_weights) and copies its bias; a borrowed
 // projection keeps a pointer to its weights instead of panels.
 Status allocate_projection(Layer::Projection& p, const float* w, const float* b, std::size_t heads, std::size_t width,
-                           std::size_t in, bool borrow) {
+                           std::size_t in, bool borrow, WeightDtype dtype) {
   p.width = width;
   p.in = in;
   p.head_stride = borrow ? width * in : packed_panel_floats(width, in);
   p.rows = borrow ? w : nullptr;
+  p.dtype = borrow ? WeightDtype::f32 : dtype;
   const std::size_t panels = packed_panel_floats(width, in) * heads;
-  if ((!borrow && !p.packed.allocate(panels)) || !p.bias.allocate(heads * width)) return Status::out_of_memory;
+  if (p.dtype != WeightDtype::f32) {
+    if (!p.reduced.allocate(panels * weight_element_bytes(p.dtype)) ||
+        (p.dtype == WeightDtype::int8 && !p.scales.allocate(heads * panel_rows(width))))
+      return Status::out_of_memory;
+  } else if (!borrow && !p.packed.allocate(panels)) {
+    return Status::out_of_memory;
+  }
+  if (!p.bias.allocate(heads * width)) return Status::out_of_memory;
   for (std::size_t i = 0; i < heads * width; ++i) p.bias.get()[i] = b ? b[i] : 0.0f;
   return Status::ok;
 }
@@ -65,7 +83,14 @@ void pack_weights(const PackJob* jobs, std::size_t count) {
     for (; t >= jobs[j].tasks(); ++j) t -= jobs[j].tasks();
     const Layer::Projection& p = *jobs[j].p;
     const std::size_t per_head = ceil_div(p.width, kPackRows), h = t / per_head, r0 = t % per_head * kPackRows;
-    pack_transposed(jobs[j].w + (h * p.width + r0) * p.in, std::min(kPackRows, p.width - r0), p.in, p.in,
+    const float* w = jobs[j].w + h * p.width * p.in;
+    if (p.dtype != WeightDtype::f32) {  // rounded or quantized into the same panels
+      float* scales = p.scales.get() ? p.scales.get() + h * panel_rows(p.width) : nullptr;
+      store_reduced(p.dtype, w, p.in, 1, p.width, p.in, r0, std::min(panel_rows(p.width), r0 + kPackRows),
+                    p.reduced.get() + h * p.head_stride * weight_element_bytes(p.dtype), scales);
+      return;
+    }
+    pack_transposed(w + r0 * p.in, std::min(kPackRows, p.width - r0), p.in, p.in,
                     p.packed.get() + h * p.head_stride + r0 * p.in);
   };
   if (floats >= kMinParallelPack) {
@@ -78,7 +103,8 @@ void pack_weights(const PackJob* jobs, std::size_t count) {
 bool valid_config(const LayerConfig& c, const LayerWeights& w) {
   return c.q_in && c.k_in && c.v_in && c.num_heads && c.head_dim_qk && c.head_dim_v && w.wq && w.wk && w.wv &&
          (!c.out_projection || w.wo) && c.num_kv_heads && c.num_heads % c.num_kv_heads == 0 && c.rope.dim % 2 == 0 &&
-         c.rope.dim <= c.head_dim_qk && (!c.rope.dim || c.rope.base > 0.0 || c.rope.inverse_frequencies);
+         c.rope.dim <= c.head_dim_qk && (!c.rope.dim || c.rope.base > 0.0 || c.rope.inverse_frequencies) &&
+         static_cast<unsigned>(c.weight_dtype) <= static_cast<unsigned>(WeightDtype::int8);
 }
 
 }  // namespace
@@ -86,7 +112,15 @@ bool valid_config(const LayerConfig& c, const LayerWeights& w) {
 void project_cols(const Layer::Projection& p, std::size_t h, std::size_t c0, std::size_t cols, const float* x,
                   std::size_t rows, float* out, std::size_t ldo) {
   const float* bias = p.bias.get() + h * p.width + c0;
-  if (p.rows)
+  if (p.dtype != WeightDtype::f32) {
+    ReducedWeights w;
+    w.dtype = p.dtype;
+    w.data = p.reduced.get() + h * p.head_stride * weight_element_bytes(p.dtype);
+    w.scales = p.scales.get() ? p.scales.get() + h * panel_rows(p.width) : nullptr;
+    w.packed_k = p.in;
+    w.specials = p.specials;
+    reduced_gemm(rows, cols, p.in, x, p.in, w.from_column(c0), bias, out, ldo, false);
+  } else if (p.rows)
     gemm_rows(rows, cols, p.in, x, p.in, p.rows + h * p.head_stride + c0 * p.in, p.in, bias, out, ldo);
   else
     gemm_packed(rows, cols, p.in, x, p.in, p.packed.get() + h * p.head_stride + c0 * p.in, p.in, bias, out, ldo);
@@ -94,11 +128,12 @@ void project_cols(const Layer::Projection& p, std::size_t h, std::size_t c0, std
 
 double Layer::weights_bytes(const LayerConfig& c) {
   const std::size_t h = c.num_heads, kv = c.num_kv_heads;
-  double floats = projection_floats(h, c.head_dim_qk, c.q_in) + projection_floats(kv, c.head_dim_qk, c.k_in) +
-                  projection_floats(kv, c.head_dim_v, c.v_in);
-  if (c.out_projection) floats += projection_floats(1, c.output_width(), c.attn_width());
-  if (c.alibi) floats += static_cast<double>(aligned_floats(h));
-  return floats * sizeof(float);
+  const WeightDtype d = c.weight_dtype;
+  double bytes = projection_bytes(d, h, c.head_dim_qk, c.q_in) + projection_bytes(d, kv, c.head_dim_qk, c.k_in) +
+                 projection_bytes(d, kv, c.head_dim_v, c.v_in);
+  if (c.out_projection) bytes += projection_bytes(d, 1, c.output_width(), c.attn_width());
+  if (c.alibi) bytes += static_cast<double>(aligned_floats(h)) * sizeof(float);
+  return bytes;
 }
 
 bool Layer::borrow_pays(const LayerConfig& c, const ForwardShape& f) {
@@ -118,13 +153,15 @@ Status Layer::init_borrowed(const LayerConfig& c, const LayerWeights& w) { retur
 Status Layer::init_projections(const LayerConfig& c, const LayerWeights& w, bool borrow) {
   if (!valid_config(c, w)) return Status::invalid_argument;
   config_ = c;
-  config_.rope.inverse_frequencies = nullptr;  // the layer's own copy, below
+  config_.rope.inverse_frequencies = nullptr;           // the layer's own copy, below
+  if (borrow) config_.weight_dtype = WeightDtype::f32;  // read in place as given
   const std::size_t h = c.num_heads, kv = c.num_kv_heads;
-  Status s = allocate_projection(q_, w.wq, w.bq, h, c.head_dim_qk, c.q_in, borrow);
-  if (s == Status::ok) s = allocate_projection(k_, w.wk, w.bk, kv, c.head_dim_qk, c.k_in, borrow);
-  if (s == Status::ok) s = allocate_projection(v_, w.wv, w.bv, kv, c.head_dim_v, c.v_in, borrow);
+  const WeightDtype d = config_.weight_dtype;
+  Status s = allocate_projection(q_, w.wq, w.bq, h, c.head_dim_qk, c.q_in, borrow, d);
+  if (s == Status::ok) s = allocate_projection(k_, w.wk, w.bk, kv, c.head_dim_qk, c.k_in, borrow, d);
+  if (s == Status::ok) s = allocate_projection(v_, w.wv, w.bv, kv, c.head_dim_v, c.v_in, borrow, d);
   if (s == Status::ok && c.out_projection)
-    s = allocate_projection(o_, w.wo, w.bo, 1, c.output_width(), c.attn_width(), borrow);
+    s = allocate_projection(o_, w.wo, w.bo, 1, c.output_width(), c.attn_width(), borrow, d);
   if (s != Status::ok) return s;
   if (c.rope.dim && c.rope.inverse_frequencies) {
     if (!inverse_freq_.allocate(c.rope.dim / 2)) return Status::out_of_memory;
@@ -133,6 +170,12 @@ Status Layer::init_projections(const LayerConfig& c, const LayerWeights& w, bool
   }
   const PackJob jobs[] = {{&q_, w.wq, h}, {&k_, w.wk, kv}, {&v_, w.wv, kv}, {&o_, w.wo, 1}};
   if (!borrow) pack_weights(jobs, c.out_projection ? 4 : 3);
+  for (Projection* p : {&q_, &k_, &v_, &o_})
+    if (p->reduced.get())
+      p->specials = has_specials(p->dtype, p->reduced.get(),
+                                 packed_panel_floats(p->width, p->in) * (p == &q_   ? h
+                                                                         : p == &o_ ? 1
+                                                                                    : kv));
   if (!c.alibi) return Status::ok;
   if (!alibi_.allocate(h)) return Status::out_of_memory;
   if (w.alibi_slopes)

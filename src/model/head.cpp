@@ -10,8 +10,10 @@ namespace wa {
 double Head::bytes(const ModelConfig& c) {
   double b = c.final_norm ? Norm::bytes(c.hidden, c.norm == NormKind::layer) : 0.0;
   if (c.head == HeadKind::none) return b;
-  b += Linear::bytes(c.vocab, c.hidden, true);
-  if (c.head == HeadKind::mlm) b += Linear::bytes(c.hidden, c.hidden, true) + Norm::bytes(c.hidden, true);
+  // A tied head reads the embedding table, which stays f32.
+  b += Linear::bytes(c.vocab, c.hidden, true, c.tied_head ? WeightDtype::f32 : c.weight_dtype);
+  if (c.head == HeadKind::mlm)
+    b += Linear::bytes(c.hidden, c.hidden, true, c.weight_dtype) + Norm::bytes(c.hidden, true);
   return b;
 }
 
@@ -30,11 +32,11 @@ Status Head::init(const ModelConfig& c, const HeadWeights& w) {
   Status s = c.final_norm ? final_norm_.init(c.norm, c.norm_eps, c.hidden, w.final_norm) : Status::ok;
   if (s != Status::ok || c.head == HeadKind::none) return s;
   if (c.head == HeadKind::mlm) {
-    s = transform_.init(w.transform, c.hidden, c.hidden);
+    s = transform_.init(w.transform, c.hidden, c.hidden, c.weight_dtype);
     if (s == Status::ok) s = transform_norm_.init(NormKind::layer, c.norm_eps, c.hidden, w.transform_norm);
     if (s != Status::ok) return s;
   }
-  if (!c.tied_head) return lm_.init(w.lm, c.vocab, c.hidden);
+  if (!c.tied_head) return lm_.init(w.lm, c.vocab, c.hidden, c.weight_dtype);
   if (!lm_.ready()) return Status::invalid_argument;  // the embeddings bring the table
   return lm_.set_bias(w.lm.bias);
 }

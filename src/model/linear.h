@@ -7,20 +7,23 @@
 
 #include "../attention.h"
 #include "../buffer.h"
+#include "../kernels/weight-dtype.h"
 #include "model-config.h"
 
 namespace wa {
 
 class Linear {
  public:
-  Status init(const LinearSource& source, std::size_t out, std::size_t in);
+  // dtype ≠ f32: W rounded (f16, bf16) or quantized per output (int8) into the same panels, read by
+  // reduced_gemm (kernels/reduced-gemm.h).
+  Status init(const LinearSource& source, std::size_t out, std::size_t in, WeightDtype dtype = WeightDtype::f32);
   // The bias alone, for a weight packed elsewhere (BERT's tied decoder): [out] or null.
   Status set_bias(const float* bias);
-  static double bytes(std::size_t out, std::size_t in, bool bias);
+  static double bytes(std::size_t out, std::size_t in, bool bias, WeightDtype dtype = WeightDtype::f32);
 
   std::size_t out() const { return out_; }
   std::size_t in() const { return in_; }
-  bool ready() const { return packed_.get() != nullptr; }
+  bool ready() const { return packed_.get() != nullptr || reduced_.get() != nullptr; }
 
   // y[r, c0 … c0+cols) = x[r]·W[c0 … c0+cols)ᵀ + b for rows r of x (row stride lda), c0 a multiple of
   // 16; with `add`, (x·Wᵀ + b) + y.
@@ -28,11 +31,17 @@ class Linear {
                std::size_t ldy, bool add) const;
   // y[rows, out] (row stride ldy) = x·Wᵀ + b (+ y with add), over threads.
   void forward(const float* x, std::size_t lda, std::size_t rows, float* y, std::size_t ldy, bool add) const;
-  // Row o of W (output o's weights), read back from the panels: a tied head's token embedding.
+  // Row o of W (output o's weights), read back from the panels: a tied head's token embedding (f32).
   void weight_row(std::size_t o, float* row) const;
 
  private:
+  Status init_reduced(const LinearSource& source, std::size_t ld);
+
   FloatBuffer packed_, bias_;
+  ByteBuffer reduced_;  // dtype_ ≠ f32: the panels as stored
+  FloatBuffer scales_;  // int8: one per output (padded to whole panels)
+  WeightDtype dtype_ = WeightDtype::f32;
+  bool specials_ = false;  // f16: some weight is Inf or NaN
   std::size_t out_ = 0, in_ = 0;
   bool has_bias_ = false;
 };

@@ -20,8 +20,8 @@ void activate(Activation act, const float* x, std::size_t n, float* y) {
 }
 
 double Mlp::bytes(const ModelConfig& c, bool biases) {
-  const double in = Linear::bytes(c.intermediate, c.hidden, biases);
-  return (c.gated_mlp ? 2 : 1) * in + Linear::bytes(c.hidden, c.intermediate, biases);
+  const double in = Linear::bytes(c.intermediate, c.hidden, biases, c.weight_dtype);
+  return (c.gated_mlp ? 2 : 1) * in + Linear::bytes(c.hidden, c.intermediate, biases, c.weight_dtype);
 }
 
 double Mlp::scratch_floats(const ModelConfig& c, std::size_t rows) {
@@ -31,9 +31,10 @@ double Mlp::scratch_floats(const ModelConfig& c, std::size_t rows) {
 Status Mlp::init(const ModelConfig& c, const BlockWeights& w) {
   act_ = c.activation;
   gated_ = c.gated_mlp;
-  Status s = gated_ ? gate_.init(w.gate, c.intermediate, c.hidden) : Status::ok;
-  if (s == Status::ok) s = up_.init(w.up, c.intermediate, c.hidden);
-  if (s == Status::ok) s = down_.init(w.down, c.hidden, c.intermediate);
+  const WeightDtype d = c.weight_dtype;
+  Status s = gated_ ? gate_.init(w.gate, c.intermediate, c.hidden, d) : Status::ok;
+  if (s == Status::ok) s = up_.init(w.up, c.intermediate, c.hidden, d);
+  if (s == Status::ok) s = down_.init(w.down, c.hidden, c.intermediate, d);
   return s;
 }
 

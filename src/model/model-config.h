@@ -37,6 +37,9 @@ struct ModelConfig {
   bool embedding_norm = false;                  // BERT's LayerNorm of the embeddings
   HeadKind head = HeadKind::plain;
   bool tied_head = false;  // the LM head's weight is the token embedding (kept once, packed)
+  // How the linear layers (attention projections, MLP, an untied LM head, BERT's head transform) store
+  // their weights; embeddings, a tied head, norms and biases stay f32.
+  WeightDtype weight_dtype = WeightDtype::f32;
 };
 
 struct NormWeights {
@@ -90,6 +93,7 @@ inline LayerConfig attention_config(const ModelConfig& c, std::size_t window) {
   l.rope.dim = c.rope_dim;
   l.rope.inverse_frequencies = c.rope_dim ? c.inverse_frequencies : nullptr;
   l.sliding_window = window;
+  l.weight_dtype = c.weight_dtype;
   return l;
 }
 

@@ -19,7 +19,8 @@ bool valid_config(const ModelConfig& c) {
          c.intermediate && c.vocab && c.rope_dim % 2 == 0 && c.rope_dim <= c.head_dim &&
          (!c.rope_dim || c.inverse_frequencies) && (!c.learned_positions || c.max_positions) &&
          std::isfinite(c.attention_scale) && c.norm_eps >= 0.0f &&
-         (c.head != HeadKind::mlm || c.norm == NormKind::layer) && (!c.tied_head || c.head != HeadKind::none);
+         (c.head != HeadKind::mlm || c.norm == NormKind::layer) && (!c.tied_head || c.head != HeadKind::none) &&
+         static_cast<unsigned>(c.weight_dtype) <= static_cast<unsigned>(WeightDtype::int8);
 }
 
 // A forward's working memory, carved from one allocation.
