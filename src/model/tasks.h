@@ -15,12 +15,24 @@ namespace wa {
 // costs a few microseconds to post and collect.
 constexpr double kMinParallelWork = 2e5;
 
+// Smallest product split by columns over threads (a few rows: a decode step), in multiply-adds. Such
+// a product streams its weights once (4 bytes a multiply-add) and the other thread has usually fallen
+// asleep since the last job: waking it and waiting for its last task measured 0.1-0.2 ms a job
+// (a SmolLM-135M-shaped decode step posted ~150 such jobs and took twice as long on 2 threads as on
+// 1). 1.5M multiply-adds (6 MB, ~0.3 ms on one core) pays for it: a decode step then splits only the
+// fused gate/up product and the LM head.
+constexpr double kMinParallelProduct = 1.5e6;
+// Jobs an attention call posts (projections, attention, out projection): its forward is split over
+// threads when each job averages kMinParallelProduct.
+constexpr double kAttentionJobs = 3;
+
 // Runs fn(task, worker) for every task, on every thread when the stage's work pays for it.
 void run_tasks(std::size_t count, double work, const TaskFn& fn);
 
 // The tiles of a product out[rows, cols] (each output `depth` multiply-adds): row chunks of at most
 // 64 rows (a chunk of the input stays in L2 while the weight panels stream), and when that leaves
-// threads short of tasks (few rows: a decode step), column groups of whole 16-wide panels.
+// threads short of tasks (few rows: a decode step) and the product reaches kMinParallelProduct,
+// column groups of whole 16-wide panels.
 struct Tiles {
   std::size_t rows = 0, cols = 0, row_chunk = 1, group = 16, row_tasks = 0, groups = 0;
   double work = 0;
