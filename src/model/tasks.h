@@ -16,11 +16,12 @@ namespace wa {
 constexpr double kMinParallelWork = 2e5;
 
 // Smallest product split by columns over threads (a few rows: a decode step), in multiply-adds. Such
-// a product streams its weights once (4 bytes a multiply-add) and the other thread has usually fallen
-// asleep since the last job: waking it and waiting for its last task measured 0.1-0.2 ms a job
-// (a SmolLM-135M-shaped decode step posted ~150 such jobs and took twice as long on 2 threads as on
-// 1). 1.5M multiply-adds (6 MB, ~0.3 ms on one core) pays for it: a decode step then splits only the
-// fused gate/up product and the LM head.
+// a product streams its weights once (4 bytes a multiply-add, ~0.2 ms a million on one core), and a
+// job of a decode step often finds the other thread asleep: measured on a SmolLM-135M-shaped step
+// (2 threads, shared 2-core VM), ~150 jobs a step, the worker asleep at 128 of them, and the caller
+// waiting ~0.2 ms a job for the worker's last task; the step took as long as, or (quiet machine)
+// twice as long as, on 1 thread. From 1.5M multiply-adds (6 MB) half the stream pays for that: a
+// decode step of that model splits only the fused gate/up product and the LM head (~31 jobs).
 constexpr double kMinParallelProduct = 1.5e6;
 // Jobs an attention call posts (projections, attention, out projection): its forward is split over
 // threads when each job averages kMinParallelProduct.
