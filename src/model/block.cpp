@@ -70,7 +70,7 @@ Status Block::attend(const BlockStep& step, const float* in, const BlockScratch&
 Plan Block::plan(const ForwardArgs& a) const {
   const ForwardShape shape = shape_of(a);
   Plan p = plan_forward(attention_.config(), shape);
-  if (forward_macs(attention_.config(), shape) < kAttentionJobs * kMinParallelProduct) {
+  if (forward_macs(attention_.config(), shape) < kMinParallelProduct) {
     p.parallel = false;
     p.workers = 1;
     p.head_rows = false;  // only ever chosen for more than one worker

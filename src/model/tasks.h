@@ -15,17 +15,15 @@ namespace wa {
 // costs a few microseconds to post and collect.
 constexpr double kMinParallelWork = 2e5;
 
-// Smallest product split by columns over threads (a few rows: a decode step), in multiply-adds. Such
-// a product streams its weights once (4 bytes a multiply-add, ~0.2 ms a million on one core), and a
-// job of a decode step often finds the other thread asleep: measured on a SmolLM-135M-shaped step
-// (2 threads, shared 2-core VM), ~150 jobs a step, the worker asleep at 128 of them, and the caller
-// waiting ~0.2 ms a job for the worker's last task; the step took as long as, or (quiet machine)
-// twice as long as, on 1 thread. From 1.5M multiply-adds (6 MB) half the stream pays for that: a
-// decode step of that model splits only the fused gate/up product and the LM head (~31 jobs).
-constexpr double kMinParallelProduct = 1.5e6;
-// Jobs an attention call posts (projections, attention, out projection): its forward is split over
-// threads when each job averages kMinParallelProduct.
-constexpr double kAttentionJobs = 3;
+// Smallest product split by columns over threads (a few rows: a decode step), in multiply-adds; also
+// the smallest attention call of a block split over threads. Such a product streams its weights once
+// (4 bytes a multiply-add, ~0.2 ms a million on one core), and a job of a decode step finds the other
+// thread asleep: measured on a SmolLM-135M-shaped step (2 threads, 2-core VM), the worker was asleep
+// at ~90% of the jobs posted and the caller waited 0.1-0.3 ms a job for the worker's last task; with
+// ~150 jobs a step (every product, every attention call) 2 threads took 50 ms where 1 took 28, with
+// ~31 (the fused gate/up products and the LM head) 40 ms. From 5M multiply-adds (20 MB, ~1 ms on one
+// core) half the stream pays for that: a decode step of that model splits only its LM head.
+constexpr double kMinParallelProduct = 5e6;
 
 // Runs fn(task, worker) for every task, on every thread when the stage's work pays for it.
 void run_tasks(std::size_t count, double work, const TaskFn& fn);
