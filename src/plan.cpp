@@ -23,7 +23,8 @@ double all_heads_floats(const LayerConfig& c, const ForwardShape& f) {
          kv * kPanelWidth * (panels_k * dk + panels_v * S) + L * static_cast<double>(c.attn_width());
 }
 
-// Multiply-adds of a forward: projections, scores and P·V, out projection.
+}  // namespace
+
 double forward_macs(const LayerConfig& c, const ForwardShape& f) {
   const double L = static_cast<double>(f.tgt_len), S = static_cast<double>(f.src_len);
   const double kv_rows = f.cached ? L : S, H = static_cast<double>(c.num_heads),
@@ -34,8 +35,6 @@ double forward_macs(const LayerConfig& c, const ForwardShape& f) {
           L * S * H * (dk + c.head_dim_v) +
           (c.out_projection ? L * static_cast<double>(c.attn_width()) * c.output_width() : 0.0));
 }
-
-}  // namespace
 
 ForwardShape shape_of(const ForwardArgs& a) {
   ForwardShape f;

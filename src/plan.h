@@ -28,6 +28,11 @@ constexpr std::size_t kMinStackTasks = 8;
 // Most scratch (floats) for keeping each head's weights apart before averaging them.
 constexpr double kMaxHeadRowsFloats = 1 << 20;
 
+struct LayerConfig;
+struct ForwardShape;
+// Multiply-adds of a forward: projections, scores and P·V, out projection.
+double forward_macs(const LayerConfig& config, const ForwardShape& shape);
+
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // 64-byte alignment of each piece of an arena.

@@ -1,5 +1,8 @@
 #include "block.h"
 
+#include "../plan.h"
+#include "tasks.h"
+
 namespace wa {
 
 double Block::bytes(const ModelConfig& c) {
@@ -55,11 +58,24 @@ Status Block::attend(const BlockStep& step, const float* in, const BlockScratch&
     ForwardArgs w = a;
     w.weights = s.weights;
     w.average_weights = false;
-    const Status status = attention_.forward(w);
+    const Status status = attention_.forward(w, plan(w));
     if (step.cache) step.cache->truncate(step.pos0);
     if (status != Status::ok) return status;
   }
-  return attention_.forward(a);
+  return attention_.forward(a, plan(a));
+}
+
+// The attention's own plan, on one thread when its jobs are too small to pay for waking another
+// (a decode step over a short cache): by the shape alone, and a serial plan gives the same bits.
+Plan Block::plan(const ForwardArgs& a) const {
+  const ForwardShape shape = shape_of(a);
+  Plan p = plan_forward(attention_.config(), shape);
+  if (forward_macs(attention_.config(), shape) < kMinParallelProduct) {
+    p.parallel = false;
+    p.workers = 1;
+    p.head_rows = false;  // only ever chosen for more than one worker
+  }
+  return p;
 }
 
 Status Block::forward(const BlockStep& step, float* x, const BlockScratch& s) const {

@@ -41,6 +41,7 @@ class Block {
 
  private:
   Status attend(const BlockStep& step, const float* in, const BlockScratch& s) const;
+  Plan plan(const ForwardArgs& args) const;
 
   Norm attention_norm_, mlp_norm_;
   Layer attention_;

@@ -23,7 +23,7 @@ Tiles tile_product(std::size_t rows, std::size_t cols, std::size_t depth) {
   t.row_chunk = std::min(rows, kProjRows);
   t.row_tasks = ceil_div(rows, t.row_chunk);
   const std::size_t panels = ceil_div(cols, kPanelWidth);
-  const std::size_t workers = t.work >= kMinParallelWork ? static_cast<std::size_t>(thread_count()) : 1;
+  const std::size_t workers = t.work >= kMinParallelProduct ? static_cast<std::size_t>(thread_count()) : 1;
   // About four tasks per thread, so that an uneven last one costs little.
   const std::size_t wanted = workers > 1 ? std::min(panels, ceil_div(4 * workers, t.row_tasks)) : 1;
   t.group = ceil_div(panels, wanted) * kPanelWidth;
