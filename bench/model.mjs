@@ -39,6 +39,7 @@ function ensureOnnx(name, dir) {
   const why = installPythonTorch();
   if (why) throw new Error(why);
   log(`bench: exporting ${name} to ONNX with torch.onnx (bench/export-onnx.py) …`);
+  fs.mkdirSync(CACHE, { recursive: true }); // the poem model's checkpoint is not in the cache: nothing made it yet
   const r = spawnSync(PYTHON, ['-W', 'ignore', path.join(here, 'export-onnx.py'), dir, out], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
