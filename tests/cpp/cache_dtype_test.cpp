@@ -67,30 +67,30 @@ std::vector<float> rounding_cases() {
 TEST(CacheDtype, EveryHalfWidensExactlyAndRoundsBackToItself) {
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const auto bits = static_cast<std::uint16_t>(h);
-    const float f = wa::kv_f16_to_f32(bits);
+    const float f = wa::f16_to_f32(bits);
     const double want = f16_value(bits);
     if (std::isnan(want)) {
       ASSERT_TRUE(std::isnan(f)) << h;
-      ASSERT_TRUE(std::isnan(wa::kv_f16_to_f32(wa::kv_f32_to_f16(f)))) << h;
+      ASSERT_TRUE(std::isnan(wa::f16_to_f32(wa::f32_to_f16(f)))) << h;
       continue;
     }
     ASSERT_EQ(static_cast<double>(f), want) << h;
     ASSERT_EQ(std::signbit(f), (h & 0x8000) != 0) << h;
-    ASSERT_EQ(wa::kv_f32_to_f16(f), bits) << h;
-    const float g = wa::kv_bf16_to_f32(bits);
+    ASSERT_EQ(wa::f32_to_f16(f), bits) << h;
+    const float g = wa::bf16_to_f32(bits);
     if (!std::isnan(g)) {
-      ASSERT_EQ(wa::kv_f32_to_bf16(g), bits) << h;
+      ASSERT_EQ(wa::f32_to_bf16(g), bits) << h;
     }
   }
 }
 
 TEST(CacheDtype, RoundingIsNearestEvenAsFloat64SaysIt) {
   for (const float x : rounding_cases()) {
-    ASSERT_EQ(static_cast<double>(wa::kv_f16_to_f32(wa::kv_f32_to_f16(x))), round_f16(x)) << x;
-    ASSERT_EQ(static_cast<double>(wa::kv_bf16_to_f32(wa::kv_f32_to_bf16(x))), round_bf16(x)) << x;
+    ASSERT_EQ(static_cast<double>(wa::f16_to_f32(wa::f32_to_f16(x))), round_f16(x)) << x;
+    ASSERT_EQ(static_cast<double>(wa::bf16_to_f32(wa::f32_to_bf16(x))), round_bf16(x)) << x;
   }
-  EXPECT_TRUE(std::isnan(wa::kv_f16_to_f32(wa::kv_f32_to_f16(NAN))));
-  EXPECT_TRUE(std::isnan(wa::kv_bf16_to_f32(wa::kv_f32_to_bf16(NAN))));
+  EXPECT_TRUE(std::isnan(wa::f16_to_f32(wa::f32_to_f16(NAN))));
+  EXPECT_TRUE(std::isnan(wa::bf16_to_f32(wa::f32_to_bf16(NAN))));
 }
 
 TEST(CacheDtype, ReducedCachesTakeHalfTheBytes) {
