@@ -107,6 +107,50 @@ describe('attn.memory()', () => {
   });
 });
 
+describe('attn.memory() of reduced storage', () => {
+  // What a layer's or cache's creation adds to memory(), by its dtype.
+  const added = (attn, make) => {
+    const before = attn.memory();
+    const made = make();
+    const after = attn.memory();
+    made.dispose();
+    return { weightBytes: after.weightBytes - before.weightBytes, cacheBytes: after.cacheBytes - before.cacheBytes };
+  };
+
+  test.each([
+    ['f16', 0.55],
+    ['bf16', 0.55],
+    ['int8', 0.3],
+  ])('a prepared layer with weightDtype %s holds at most %f× the f32 bytes (biases included)', (weightDtype, ratio) => {
+    const attn = engines[1];
+    const make = (dtype) => () =>
+      attn.createMultiHeadAttention({ embedDim: 256, numHeads: 4, ...weights(256), weightDtype: dtype });
+    const f32 = added(attn, make('f32')).weightBytes;
+    const reduced = added(attn, make(weightDtype)).weightBytes;
+    expect(f32).toBeGreaterThanOrEqual(4 * 256 * 256 * 4);
+    expect(reduced).toBeLessThanOrEqual(ratio * f32);
+  });
+
+  test.each(['f16', 'bf16'])('a %s KV cache and session hold about half the f32 bytes', async (dtype) => {
+    const attn = engines[1];
+    const layer = attn.createMultiHeadAttention({ embedDim: 64, numHeads: 4, ...weights(64) });
+    const cache = (d) => () => layer.createKvCache({ maxLength: 256, batch: 1, dtype: d });
+    const f32 = added(attn, cache('f32')).cacheBytes;
+    const half = added(attn, cache(dtype)).cacheBytes;
+    layer.dispose();
+    expect(half).toBeLessThanOrEqual(0.51 * f32);
+    expect(half).toBeGreaterThanOrEqual(0.49 * f32);
+    const f = loadFixture('llama-bias-partial-linear-f16');
+    const model = await loadModel(attn, { config: f.config, weights: f.files['model.safetensors'] });
+    const session = (d) => () => model.createSession({ maxLength: 64, kvDtype: d });
+    const sessionF32 = added(attn, session('f32')).cacheBytes;
+    const sessionHalf = added(attn, session(dtype)).cacheBytes;
+    model.dispose();
+    expect(sessionHalf).toBeLessThanOrEqual(0.51 * sessionF32);
+    expect(sessionHalf).toBeGreaterThanOrEqual(0.49 * sessionF32);
+  });
+});
+
 describe('a checkpoint read with { widen: false } loads to the same bits as the widened one', () => {
   test.each(['llama-bias-partial-linear-f16', 'qwen2-bias-tied-bf16'])('%s', async (name) => {
     const f = loadFixture(name);
