@@ -16,18 +16,7 @@
 
 namespace {
 
-// The value of a binary16 from its fields, in double.
-double f16_value(std::uint16_t h) {
-  const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  double v;
-  if (exp == 0x1f)
-    v = mant ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else if (exp == 0)
-    v = std::ldexp(mant, -24);
-  else
-    v = std::ldexp(1024 + mant, exp - 25);
-  return sign ? -v : v;
-}
+using wa_test::f16_value;
 
 // x rounded to nearest-even with `bits` significant bits, normal from 2^min_exp, ±Inf from
 // `overflow` on: float64 arithmetic, apart from the engine's bit tricks.

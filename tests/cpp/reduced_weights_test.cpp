@@ -19,18 +19,7 @@ namespace {
 
 using wa::WeightDtype;
 
-// An f16's value from its fields (no bit tricks): what f16_to_f32 must give.
-double f16_value(std::uint16_t h) {
-  const int sign = h >> 15, exp = h >> 10 & 0x1f, mant = h & 0x3ff;
-  double v;
-  if (exp == 0x1f)
-    v = mant ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else if (exp == 0)
-    v = std::ldexp(mant, -24);
-  else
-    v = std::ldexp(1024 + mant, exp - 25);
-  return sign ? -v : v;
-}
+using wa_test::f16_value;
 
 // The nearest of two candidates to x, ties to the one with an even last bit.
 template <class H>

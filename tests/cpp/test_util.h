@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <tuple>
@@ -63,5 +65,19 @@ inline wa::ForwardArgs forward_args(std::size_t L, std::size_t S, const float* q
 }
 
 inline std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+
+// The value of a binary16 from its fields, in double (no bit tricks): what the engine's f16 widening
+// must give, for the tests of reduced weights and reduced KV caches.
+inline double f16_value(std::uint16_t h) {
+  const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  double v;
+  if (exp == 0x1f)
+    v = mant ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (exp == 0)
+    v = std::ldexp(mant, -24);
+  else
+    v = std::ldexp(1024 + mant, exp - 25);
+  return sign ? -v : v;
+}
 
 }  // namespace wa_test
