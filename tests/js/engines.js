@@ -18,11 +18,15 @@ async function createEngine(threads) {
   return attn;
 }
 
-/** Registers beforeAll/afterAll; returns { 1: attn, 2: attn }, filled once beforeAll has run. */
+/**
+ * Registers beforeAll/afterAll; returns { 1: attn, 2: attn }, filled once beforeAll has run. 'scalar'
+ * among the counts adds the scalar build at 1 thread (never relaxed, so not checked as createEngine's).
+ */
 function useEngines(threadCounts = [1, 2]) {
   const engines = {};
   beforeAll(async () => {
-    for (const t of threadCounts) engines[t] = await createEngine(t);
+    for (const t of threadCounts)
+      engines[t] = t === 'scalar' ? await createAttention({ simd: false, threads: 1 }) : await createEngine(t);
   });
   afterAll(() => {
     for (const attn of Object.values(engines)) attn.dispose();

@@ -16,12 +16,7 @@ const { createEngineModel, engineOf } = require('../../dist/create.cjs');
 
 const { readModelConfig, planCheckpoint, readShardedCheckpoint } = modelModules();
 const NAMES = fixtureNames();
-const engines = useEngines([1, 2]);
-let scalar;
-beforeAll(async () => {
-  scalar = await createAttention({ simd: false, threads: 1 });
-});
-afterAll(() => scalar.dispose());
+const engines = useEngines([1, 2, 'scalar']);
 
 const fixtures = new Map();
 function fixture(name) {
@@ -69,7 +64,7 @@ function inputs(name) {
 
 describe.each(NAMES)('%s', (name) => {
   test.each(['simd', 'scalar'])('logits, hidden and every layer’s attention match float64 (%s build)', (build) => {
-    const attn = build === 'simd' ? engines[1] : scalar;
+    const attn = build === 'simd' ? engines[1] : engines.scalar;
     const { reference } = fixture(name);
     const { ids, tokenTypeIds } = inputs(name);
     const model = load(attn, name, { dtype: 'f32' });

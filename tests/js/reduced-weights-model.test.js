@@ -5,7 +5,6 @@
 // converted matrices hold the values tests/js/reduced-weights-stored.js computes); the same bits as an
 // f32 model of those stored values, at 1 and 2 threads and on the scalar build; a cached decode step;
 // the weight bytes of each dtype.
-const { createAttention } = require('wasm-attention');
 const { modelModules, fixtureNames, loadFixture } = require('./model-modules');
 const { useEngines } = require('./engines');
 const { randomLlama } = require('./random-checkpoint');
@@ -15,12 +14,7 @@ const { storedWeight } = require('./reduced-weights-stored');
 const { createEngineModel, engineOf } = require('../../dist/create.cjs');
 
 const { readModelConfig, planCheckpoint, readShardedCheckpoint } = modelModules();
-const engines = useEngines([1, 2]);
-let scalar;
-beforeAll(async () => {
-  scalar = await createAttention({ simd: false, threads: 1 });
-});
-afterAll(() => scalar.dispose());
+const engines = useEngines([1, 2, 'scalar']);
 
 const DTYPES = ['f16', 'bf16', 'int8'];
 
@@ -106,7 +100,7 @@ describe.each(fixtureNames())('%s', (name) => {
       const want = reference(storedPlan(plan, dtype, true), ids);
       const twinPlan = storedPlan(plan, dtype, false);
       const results = [];
-      for (const attn of [engines[1], engines[2], scalar]) {
+      for (const attn of [engines[1], engines[2], engines.scalar]) {
         const engine = engineOf(attn);
         const model = createEngineModel(engine, plan, { dtype });
         const twin = createEngineModel(engine, twinPlan, { dtype: 'f32' });

@@ -5,17 +5,11 @@
 // that uses the stored (rounded or quantized) weights, computed by tests/js/reduced-weights-stored.js;
 // the same bits as an f32 layer made from those stored values, at 1 and 2 threads and on the scalar
 // build; the weights' bytes; the errors for a bad weightDtype.
-const { createAttention } = require('wasm-attention');
 const ref = require('./reference');
 const { useEngines } = require('./engines');
 const { storedWeight } = require('./reduced-weights-stored');
 
-const engines = useEngines([1, 2]);
-let scalar;
-beforeAll(async () => {
-  scalar = await createAttention({ simd: false, threads: 1 });
-});
-afterAll(() => scalar.dispose());
+const engines = useEngines([1, 2, 'scalar']);
 
 const DTYPES = ['f16', 'bf16', 'int8'];
 const E = 64,
@@ -82,7 +76,7 @@ describe.each(DTYPES)('weightDtype %s', (dtype) => {
     const query = ref.randomArray(ref.mulberry32(T), T * E);
     const want = ref.multiHeadAttention({ ...SHAPE, ...exact, query, isCausal: true, needWeights: false }).output;
     const outputs = [];
-    for (const attn of [engines[1], engines[2], scalar]) {
+    for (const attn of [engines[1], engines[2], engines.scalar]) {
       const layer = attn.createMultiHeadAttention({ ...SHAPE, ...weights, weightDtype: dtype });
       const twin = attn.createMultiHeadAttention({ ...SHAPE, ...twinWeights });
       const got = layer.forward({ query, isCausal: true, needWeights: false }).output;
