@@ -22,57 +22,79 @@ namespace {
 using Batch = simd::batch<float>;
 constexpr std::size_t kVecs = kPanelWidth / Batch::size;
 
-// One step of a panel (16 weights) widened to float32 in four batches: the one conversion both
-// paths use (int8: float(q); the column's scale multiplies the sum). SIMD builds widen in lanes (bf16:
-// the halves interleaved below zeros; f16: exponent and mantissa shifted into place and scaled by
-// 2^112 exactly, Inf and NaN selected apart; int8: sign-extended and converted); the scalar build
-// widens value by value to the same floats.
-template <WeightDtype D, bool SPECIALS>
-inline void widen_step(const std::uint8_t* src, Batch* out) {
+// The widenings' constants, loaded once per call through a volatile pointer: written as
+// v128.const in the loop, clang rematerializes them there and V8 builds each one anew every step
+// (kv-half.h measured 3× slower).
+struct WidenConstants {
 #ifndef WA_SCALAR
-  if constexpr (D == WeightDtype::int8) {
-#ifdef __wasm_simd128__
-    // SIMD128's own widenings (the SSE forms would cost a byte shuffle per quarter).
-    const v128_t q = wasm_v128_load(src);
-    const v128_t lo = wasm_i16x8_extend_low_i8x16(q), hi = wasm_i16x8_extend_high_i8x16(q);
-    const v128_t words[4] = {wasm_i32x4_extend_low_i16x8(lo), wasm_i32x4_extend_high_i16x8(lo),
-                             wasm_i32x4_extend_low_i16x8(hi), wasm_i32x4_extend_high_i16x8(hi)};
-    for (int v = 0; v < 4; ++v) out[v] = Batch(static_cast<__m128>(wasm_f32x4_convert_i32x4(words[v])));
-#else
-    const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-    out[0] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(q)));
-    out[1] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 4))));
-    out[2] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 8))));
-    out[3] = Batch(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_srli_si128(q, 12))));
+  __m128i flip;      // int8: 0x80 in every byte (q + 128 as an unsigned byte)
+  __m128i exponent;  // int8: 0x4b00 in every 16-bit half (2^23's exponent above the byte)
+  __m128 offset;     // int8: 2^23 + 128
+  __m128i keep;      // f16 without specials: 0x8fff (the sign, not its copies smeared by the shift)
+  __m128 scale;      // f16: 2^112
 #endif
+  static WidenConstants load();
+};
+
+#ifndef WA_SCALAR
+alignas(16) const std::uint32_t kWidenConstants[20] = {0x80808080u, 0x80808080u, 0x80808080u, 0x80808080u, 0x4b004b00u,
+                                                       0x4b004b00u, 0x4b004b00u, 0x4b004b00u, 0x4b000080u, 0x4b000080u,
+                                                       0x4b000080u, 0x4b000080u, 0x8fff8fffu, 0x8fff8fffu, 0x8fff8fffu,
+                                                       0x8fff8fffu, 0x77800000u, 0x77800000u, 0x77800000u, 0x77800000u};
+WidenConstants WidenConstants::load() {
+  const std::uint32_t* volatile table = kWidenConstants;
+  const auto* c = reinterpret_cast<const __m128i*>(static_cast<const std::uint32_t*>(table));
+  return {_mm_load_si128(c), _mm_load_si128(c + 1), _mm_castsi128_ps(_mm_load_si128(c + 2)), _mm_load_si128(c + 3),
+          _mm_castsi128_ps(_mm_load_si128(c + 4))};
+}
+#else
+WidenConstants WidenConstants::load() { return {}; }
+#endif
+
+// One step of a panel (16 weights) widened to float32 in four batches: the one conversion both
+// paths use (int8: float(q); the column's scale multiplies the sum). SIMD builds widen in lanes
+// without a conversion instruction (clang folds an int8 → int32 → float32 conversion into a
+// scalar one per lane): int8 flips q to the byte q + 128 and places it under 2^23's exponent, so
+// the float is 2^23 + q + 128 and one exact subtraction leaves q; bf16 is the high half of a float
+// (the halves interleaved below zeros); f16 has its exponent and mantissa shifted into place and
+// scaled by 2^112 exactly, Inf and NaN selected apart. The scalar build widens value by value to
+// the same floats.
+template <WeightDtype D, bool SPECIALS>
+inline void widen_step(const std::uint8_t* src, const WidenConstants& c, Batch* out) {
+#ifndef WA_SCALAR
+  const __m128i zero = _mm_setzero_si128();
+  if constexpr (D == WeightDtype::int8) {
+    const __m128i u = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)), c.flip);
+    const __m128i lo = _mm_unpacklo_epi8(u, zero), hi = _mm_unpackhi_epi8(u, zero);
+    const __m128i words[4] = {_mm_unpacklo_epi16(lo, c.exponent), _mm_unpackhi_epi16(lo, c.exponent),
+                              _mm_unpacklo_epi16(hi, c.exponent), _mm_unpackhi_epi16(hi, c.exponent)};
+    for (int v = 0; v < 4; ++v) out[v] = Batch(_mm_sub_ps(_mm_castsi128_ps(words[v]), c.offset));
   } else {
     const __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
     const __m128i h1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 16));
-    const __m128i zero = _mm_setzero_si128();
     if constexpr (D == WeightDtype::bf16) {  // h << 16: bf16 is float32's high half
       out[0] = Batch(_mm_castsi128_ps(_mm_unpacklo_epi16(zero, h0)));
       out[1] = Batch(_mm_castsi128_ps(_mm_unpackhi_epi16(zero, h0)));
       out[2] = Batch(_mm_castsi128_ps(_mm_unpacklo_epi16(zero, h1)));
       out[3] = Batch(_mm_castsi128_ps(_mm_unpackhi_epi16(zero, h1)));
     } else if constexpr (!SPECIALS) {
-      // No Inf or NaN in the matrix: (h << 16) arithmetic-shifted by 3 puts the exponent and
-      // mantissa in float32's place, and masking the smeared sign copies leaves the sign alone.
-      const __m128i keep = _mm_set1_epi32(static_cast<int>(0x8fffffffu));
-      const __m128 scale = _mm_set1_ps(0x1p112f);
-      const __m128i words[4] = {_mm_unpacklo_epi16(zero, h0), _mm_unpackhi_epi16(zero, h0),
-                                _mm_unpacklo_epi16(zero, h1), _mm_unpackhi_epi16(zero, h1)};
-      for (int v = 0; v < 4; ++v)
-        out[v] = Batch(_mm_mul_ps(_mm_castsi128_ps(_mm_and_si128(_mm_srai_epi32(words[v], 3), keep)), scale));
+      // No Inf or NaN in the matrix: the float's high half is h arithmetic-shifted by 3 with the
+      // smeared sign copies masked off (sign, 3 zeros, exponent, mantissa's top 7 bits), its low
+      // half h << 13 (the mantissa's last 3 bits); 8 halves at a time, then interleaved.
+      const __m128i high0 = _mm_and_si128(_mm_srai_epi16(h0, 3), c.keep), low0 = _mm_slli_epi16(h0, 13);
+      const __m128i high1 = _mm_and_si128(_mm_srai_epi16(h1, 3), c.keep), low1 = _mm_slli_epi16(h1, 13);
+      const __m128i words[4] = {_mm_unpacklo_epi16(low0, high0), _mm_unpackhi_epi16(low0, high0),
+                                _mm_unpacklo_epi16(low1, high1), _mm_unpackhi_epi16(low1, high1)};
+      for (int v = 0; v < 4; ++v) out[v] = Batch(_mm_mul_ps(_mm_castsi128_ps(words[v]), c.scale));
     } else {
       const __m128i words[4] = {_mm_unpacklo_epi16(h0, zero), _mm_unpackhi_epi16(h0, zero),
                                 _mm_unpacklo_epi16(h1, zero), _mm_unpackhi_epi16(h1, zero)};
       const __m128i magnitude = _mm_set1_epi32(0x7fff), sign_bit = _mm_set1_epi32(0x8000);
       const __m128i largest_finite = _mm_set1_epi32(0x7bff), inf_bits = _mm_set1_epi32(0x7f800000);
-      const __m128 scale = _mm_set1_ps(0x1p112f);
       for (int v = 0; v < 4; ++v) {
         const __m128i em = _mm_and_si128(words[v], magnitude);
         const __m128i shifted = _mm_slli_epi32(em, 13);
-        const __m128 finite = _mm_mul_ps(_mm_castsi128_ps(shifted), scale);
+        const __m128 finite = _mm_mul_ps(_mm_castsi128_ps(shifted), c.scale);
         const __m128 special = _mm_castsi128_ps(_mm_or_si128(shifted, inf_bits));  // Inf, NaN + payload
         const __m128 is_special = _mm_castsi128_ps(_mm_cmpgt_epi32(em, largest_finite));
         const __m128 sign = _mm_castsi128_ps(_mm_slli_epi32(_mm_and_si128(words[v], sign_bit), 16));
@@ -81,6 +103,7 @@ inline void widen_step(const std::uint8_t* src, Batch* out) {
     }
   }
 #else
+  (void)c;
   alignas(16) float w[kPanelWidth];
   if constexpr (D == WeightDtype::int8) {
     const auto* q = reinterpret_cast<const std::int8_t*>(src);
@@ -99,26 +122,32 @@ inline void widen_step(const std::uint8_t* src, Batch* out) {
 template <WeightDtype D>
 constexpr std::size_t kStepBytes = kPanelWidth*(D == WeightDtype::int8 ? 1 : 2);
 
-// ROWS rows (1 or 2) × one panel's 16 columns over k steps, each step widened in registers and used
-// at once: gemm_packed's tile loop, its order and its simd::madd. The sums go to `sums` [ROWS][16].
-template <WeightDtype D, bool SPECIALS, int ROWS>
-inline void stored_tile(std::size_t k, const float* a, std::size_t lda, const std::uint8_t* panel, float* sums) {
-  Batch acc[ROWS][kVecs];
+// ROWS rows × PANELS panels' 16 columns over k steps (2 × 1 or 1 × 2: eight accumulators, so that a
+// single row, a decode step's, still has eight independent addition chains), each step widened in
+// registers and used at once: gemm_packed's tile loop, its order and its simd::madd. The panels are
+// `panel_stride` bytes apart. The sums go to `sums` [ROWS][PANELS·16]. Out of line: V8 tiers a small
+// function called per panel up quickly, and no other code spills into its registers.
+template <WeightDtype D, bool SPECIALS, int ROWS, int PANELS>
+__attribute__((noinline)) void stored_tile(std::size_t k, const float* a, std::size_t lda, const std::uint8_t* panel,
+                                           std::size_t panel_stride, float* sums) {
+  const WidenConstants c = WidenConstants::load();
+  Batch acc[ROWS][PANELS * kVecs];
   for (int r = 0; r < ROWS; ++r)
-    for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = Batch(0.0f);
+    for (std::size_t v = 0; v < PANELS * kVecs; ++v) acc[r][v] = Batch(0.0f);
   const float* a_row[ROWS];
   for (int r = 0; r < ROWS; ++r) a_row[r] = a + r * lda;
   const std::uint8_t* const end = panel + k * kStepBytes<D>;
   for (const std::uint8_t* p = panel; p != end; p += kStepBytes<D>) {
-    Batch b[kVecs];
-    widen_step<D, SPECIALS>(p, b);
+    Batch b[PANELS * kVecs];
+    for (int q = 0; q < PANELS; ++q) widen_step<D, SPECIALS>(p + q * panel_stride, c, b + q * kVecs);
     for (int r = 0; r < ROWS; ++r) {
       const Batch a_rk(*a_row[r]++);
-      for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = simd::madd(b[v], a_rk, acc[r][v]);
+      for (std::size_t v = 0; v < PANELS * kVecs; ++v) acc[r][v] = simd::madd(b[v], a_rk, acc[r][v]);
     }
   }
   for (int r = 0; r < ROWS; ++r)
-    for (std::size_t v = 0; v < kVecs; ++v) acc[r][v].store_aligned(sums + r * kPanelWidth + v * Batch::size);
+    for (std::size_t v = 0; v < PANELS * kVecs; ++v)
+      acc[r][v].store_aligned(sums + r * PANELS * kPanelWidth + v * Batch::size);
 }
 
 // gemm_tile's ending: out = acc (+ bias) (+ c), column by column; int8: acc times its column's scale
@@ -142,9 +171,9 @@ void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, st
     for (std::size_t i = 0; i < m; i += 2) {
       const int rows = m - i >= 2 ? 2 : 1;
       if (rows == 2)
-        stored_tile<D, SPECIALS, 2>(k, a + i * lda, lda, panel, sums);
+        stored_tile<D, SPECIALS, 2, 1>(k, a + i * lda, lda, panel, 0, sums);
       else
-        stored_tile<D, SPECIALS, 1>(k, a + i * lda, lda, panel, sums);
+        stored_tile<D, SPECIALS, 1, 1>(k, a + i * lda, lda, panel, 0, sums);
       for (int r = 0; r < rows; ++r)
         store_row(sums + r * kPanelWidth, w.scales ? w.scales + p0 : nullptr, bias ? bias + p0 : nullptr,
                   c + (i + r) * ldc + p0, cols, add);
@@ -156,12 +185,13 @@ void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, st
 template <WeightDtype D, bool SPECIALS>
 void gemm_widened(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedWeights& w,
                   const float* bias, float* c, std::size_t ldc, bool add, float* wide, float* tmp) {
+  const WidenConstants constants = WidenConstants::load();
   for (std::size_t p0 = 0; p0 < n; p0 += kPanelWidth) {
     const std::size_t cols = std::min(kPanelWidth, n - p0);
     const std::uint8_t* panel = w.data + p0 / kPanelWidth * w.packed_k * kStepBytes<D>;
     for (std::size_t kk = 0; kk < k; ++kk) {
       Batch b[kVecs];
-      widen_step<D, SPECIALS>(panel + kk * kStepBytes<D>, b);
+      widen_step<D, SPECIALS>(panel + kk * kStepBytes<D>, constants, b);
       for (std::size_t v = 0; v < kVecs; ++v) b[v].store_aligned(wide + kk * kPanelWidth + v * Batch::size);
     }
     const float* panel_bias = bias ? bias + p0 : nullptr;
