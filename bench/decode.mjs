@@ -9,7 +9,8 @@
 //   node bench/decode.mjs --threads=N [--quick]     prints one JSON line
 import { measureInterleaved } from './measure.mjs';
 import { loadEngine, createInstance } from './engine.mjs';
-import { median, randArray, rng } from './util.mjs';
+import { randArray, rng } from './util.mjs';
+import { bandwidthProbe } from './bandwidth.mjs';
 
 const argv = process.argv.slice(2);
 const threads = Number((argv.find((a) => a.startsWith('--threads=')) ?? '--threads=1').split('=')[1]);
@@ -37,20 +38,6 @@ function weightsOf(s) {
 /** Bytes a decode step must read at least: every weight once, every cached K and V once. */
 const stepBytes = (s, ctx) =>
   4 * (2 * s.d * s.h * s.headDim + 2 * s.d * s.kvHeads * s.headDim + 2 * ctx * s.kvHeads * s.headDim);
-
-/** Copy bandwidth (bytes read + written per second) of a 64 MiB Float32Array.set, median of 7. */
-function bandwidthProbe() {
-  const n = 16 * 1048576;
-  const src = new Float32Array(n).fill(1),
-    dst = new Float32Array(n);
-  const times = [];
-  for (let r = 0; r < 9; r++) {
-    const t = performance.now();
-    dst.set(src);
-    times.push(performance.now() - t);
-  }
-  return (2 * 4 * n) / (median(times.slice(2)) / 1000);
-}
 
 const result = { threads, rows: [] };
 try {

@@ -26,7 +26,7 @@ export const MODELS = {
 };
 
 /** bench/.cache/NAME.onnx, exported again when older than its checkpoint or the scripts that make it. */
-function ensureOnnx(name, dir) {
+export function ensureOnnx(name, dir) {
   const out = path.join(CACHE, `${name}.onnx`);
   const inputs = [
     path.join(here, 'export-onnx.py'),

@@ -3,7 +3,9 @@
 //   'contrib':  com.microsoft Attention (fused QKV projection + attention) → MatMul → Add
 //   'standard': MatMul/Add, Slice, Reshape, Transpose, MatMul, Softmax, MatMul, … (ai.onnx 17)
 // and a decoder layer with a KV cache: MatMul (Q, K, V) → com.microsoft GroupQueryAttention (past
-// K/V in, present K/V out) → MatMul (buildGqaModel).
+// K/V in, present K/V out) → MatMul (buildGqaModel), its projections in float32 or as onnxruntime's
+// quantize_dynamic writes them (int8 weights with a scale per output column, activations quantized
+// per call: DynamicQuantizeLinear → MatMulInteger → Cast → Mul).
 
 class Writer {
   constructor() {
@@ -64,6 +66,7 @@ class Writer {
 }
 
 const FLOAT = 1,
+  INT8 = 3,
   INT32 = 6,
   INT64 = 7;
 
@@ -75,7 +78,9 @@ function tensor(w, field, name, dims, data, dataType = FLOAT) {
     const raw =
       dataType === FLOAT
         ? new Uint8Array(Float32Array.from(data).buffer)
-        : new Uint8Array(BigInt64Array.from(data.map(BigInt)).buffer);
+        : dataType === INT8
+          ? new Uint8Array(Int8Array.from(data).buffer)
+          : new Uint8Array(BigInt64Array.from(data.map(BigInt)).buffer);
     t.lenDelim(9, raw);
   });
 }
@@ -189,18 +194,60 @@ export function buildMhaModel(p, kind) {
   return m.finish();
 }
 
+/** x quantized per call to uint8 (x_q, x_scale, x_zp), once for every int8 product that reads it. */
+function quantizeActivation(g, x) {
+  node(g, 'DynamicQuantizeLinear', [x], [`${x}_q`, `${x}_scale`, `${x}_zp`]);
+}
+
+/**
+ * y = x·Wᵀ with W [out, in] quantized as the contract's int8 rule (s = max|w_row| / 127, q rounded
+ * half to even), in quantize_dynamic's nodes after quantizeActivation(x); onnxruntime fuses them
+ * into DynamicQuantizeMatMul.
+ */
+function int8MatMul(g, x, name, w, out, inDim) {
+  const q = new Int8Array(out * inDim),
+    scales = new Float32Array(out);
+  for (let o = 0; o < out; o++) {
+    let max = 0;
+    for (let i = 0; i < inDim; i++) max = Math.max(max, Math.abs(w[o * inDim + i]));
+    const s = max > 0 ? Math.fround(max / 127) : 1;
+    scales[o] = s;
+    for (let i = 0; i < inDim; i++) {
+      const v = w[o * inDim + i] / s,
+        r = Math.round(v);
+      q[i * out + o] = Math.max(-127, Math.min(127, r - v === 0.5 && r % 2 ? r - 1 : r)); // [in, out]
+    }
+  }
+  node(g, 'MatMulInteger', [`${x}_q`, `${name}_q`, `${x}_zp`, `${name}_zp`], [`${name}_i32`]);
+  node(g, 'Cast', [`${name}_i32`], [`${name}_f32`], { to: FLOAT });
+  node(g, 'Mul', [`${x}_scale`, `${name}_scale`], [`${name}_scales`]);
+  node(g, 'Mul', [`${name}_f32`, `${name}_scales`], [name]);
+  tensor(g, 5, `${name}_q`, [inDim, out], q, INT8);
+  tensor(g, 5, `${name}_zp`, [out], new Int8Array(out), INT8);
+  tensor(g, 5, `${name}_scale`, [out], scales);
+}
+
 /**
  * A decoder layer's step with a KV cache, for `tokens` new tokens after `past` cached ones.
  * @param {object} p  { d, h, kvHeads, headDim, wq [h·hd, d], wk, wv [kvHeads·hd, d], wo [d, h·hd] }
+ * @param {'f32'|'int8'} weights  how the four projections are stored
  * @returns {Uint8Array} inputs x [1, tokens, d], past_key / past_value [1, kvHeads, past, hd],
  *   seqlens_k int32 [1] (= past + tokens − 1), total_sequence_length int32 []; output y [1, tokens, d]
  */
-export function buildGqaModel(p, tokens, past) {
+export function buildGqaModel(p, tokens, past, weights = 'f32') {
   const { d, h, kvHeads, headDim: hd } = p;
+  const int8 = weights === 'int8';
   const graph = (g) => {
-    node(g, 'MatMul', ['x', 'w_q'], ['q']);
-    node(g, 'MatMul', ['x', 'w_k'], ['k']);
-    node(g, 'MatMul', ['x', 'w_v'], ['v']);
+    if (int8) {
+      quantizeActivation(g, 'x');
+      int8MatMul(g, 'x', 'q', p.wq, h * hd, d);
+      int8MatMul(g, 'x', 'k', p.wk, kvHeads * hd, d);
+      int8MatMul(g, 'x', 'v', p.wv, kvHeads * hd, d);
+    } else {
+      node(g, 'MatMul', ['x', 'w_q'], ['q']);
+      node(g, 'MatMul', ['x', 'w_k'], ['k']);
+      node(g, 'MatMul', ['x', 'w_v'], ['v']);
+    }
     node(
       g,
       'GroupQueryAttention',
@@ -209,12 +256,17 @@ export function buildGqaModel(p, tokens, past) {
       { num_heads: h, kv_num_heads: kvHeads },
       'com.microsoft',
     );
-    node(g, 'MatMul', ['attn', 'w_o'], ['y']);
     g.string(2, 'gqa');
-    tensor(g, 5, 'w_q', [d, h * hd], transpose2d(p.wq, h * hd, d));
-    tensor(g, 5, 'w_k', [d, kvHeads * hd], transpose2d(p.wk, kvHeads * hd, d));
-    tensor(g, 5, 'w_v', [d, kvHeads * hd], transpose2d(p.wv, kvHeads * hd, d));
-    tensor(g, 5, 'w_o', [h * hd, d], transpose2d(p.wo, d, h * hd));
+    if (int8) {
+      quantizeActivation(g, 'attn');
+      int8MatMul(g, 'attn', 'y', p.wo, d, h * hd);
+    } else {
+      node(g, 'MatMul', ['attn', 'w_o'], ['y']);
+      tensor(g, 5, 'w_q', [d, h * hd], transpose2d(p.wq, h * hd, d));
+      tensor(g, 5, 'w_k', [d, kvHeads * hd], transpose2d(p.wk, kvHeads * hd, d));
+      tensor(g, 5, 'w_v', [d, kvHeads * hd], transpose2d(p.wv, kvHeads * hd, d));
+      tensor(g, 5, 'w_o', [h * hd, d], transpose2d(p.wo, d, h * hd));
+    }
     valueInfo(g, 11, 'x', [1, tokens, d]);
     valueInfo(g, 11, 'past_key', [1, kvHeads, past, hd]);
     valueInfo(g, 11, 'past_value', [1, kvHeads, past, hd]);

@@ -122,32 +122,30 @@ inline void widen_step(const std::uint8_t* src, const WidenConstants& c, Batch* 
 template <WeightDtype D>
 constexpr std::size_t kStepBytes = kPanelWidth*(D == WeightDtype::int8 ? 1 : 2);
 
-// ROWS rows × PANELS panels' 16 columns over k steps (2 × 1 or 1 × 2: eight accumulators, so that a
-// single row, a decode step's, still has eight independent addition chains), each step widened in
-// registers and used at once: gemm_packed's tile loop, its order and its simd::madd. The panels are
-// `panel_stride` bytes apart. The sums go to `sums` [ROWS][PANELS·16]. Out of line: V8 tiers a small
-// function called per panel up quickly, and no other code spills into its registers.
-template <WeightDtype D, bool SPECIALS, int ROWS, int PANELS>
+// ROWS rows (1 or 2) × one panel's 16 columns over k steps, each step widened in registers and used
+// at once: gemm_packed's tile loop, its order and its simd::madd. The sums go to `sums` [ROWS][16].
+// Out of line: V8 tiers a small function called per panel up soon, and no caller's values compete
+// for its registers (a 1 × 32 tile, eight accumulators, spilled and ran 1.6× slower).
+template <WeightDtype D, bool SPECIALS, int ROWS>
 __attribute__((noinline)) void stored_tile(std::size_t k, const float* a, std::size_t lda, const std::uint8_t* panel,
-                                           std::size_t panel_stride, float* sums) {
+                                           float* sums) {
   const WidenConstants c = WidenConstants::load();
-  Batch acc[ROWS][PANELS * kVecs];
+  Batch acc[ROWS][kVecs];
   for (int r = 0; r < ROWS; ++r)
-    for (std::size_t v = 0; v < PANELS * kVecs; ++v) acc[r][v] = Batch(0.0f);
+    for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = Batch(0.0f);
   const float* a_row[ROWS];
   for (int r = 0; r < ROWS; ++r) a_row[r] = a + r * lda;
   const std::uint8_t* const end = panel + k * kStepBytes<D>;
   for (const std::uint8_t* p = panel; p != end; p += kStepBytes<D>) {
-    Batch b[PANELS * kVecs];
-    for (int q = 0; q < PANELS; ++q) widen_step<D, SPECIALS>(p + q * panel_stride, c, b + q * kVecs);
+    Batch b[kVecs];
+    widen_step<D, SPECIALS>(p, c, b);
     for (int r = 0; r < ROWS; ++r) {
       const Batch a_rk(*a_row[r]++);
-      for (std::size_t v = 0; v < PANELS * kVecs; ++v) acc[r][v] = simd::madd(b[v], a_rk, acc[r][v]);
+      for (std::size_t v = 0; v < kVecs; ++v) acc[r][v] = simd::madd(b[v], a_rk, acc[r][v]);
     }
   }
   for (int r = 0; r < ROWS; ++r)
-    for (std::size_t v = 0; v < PANELS * kVecs; ++v)
-      acc[r][v].store_aligned(sums + r * PANELS * kPanelWidth + v * Batch::size);
+    for (std::size_t v = 0; v < kVecs; ++v) acc[r][v].store_aligned(sums + r * kPanelWidth + v * Batch::size);
 }
 
 // gemm_tile's ending: out = acc (+ bias) (+ c), column by column; int8: acc times its column's scale
@@ -171,9 +169,9 @@ void gemm_stored(std::size_t m, std::size_t n, std::size_t k, const float* a, st
     for (std::size_t i = 0; i < m; i += 2) {
       const int rows = m - i >= 2 ? 2 : 1;
       if (rows == 2)
-        stored_tile<D, SPECIALS, 2, 1>(k, a + i * lda, lda, panel, 0, sums);
+        stored_tile<D, SPECIALS, 2>(k, a + i * lda, lda, panel, sums);
       else
-        stored_tile<D, SPECIALS, 1, 1>(k, a + i * lda, lda, panel, 0, sums);
+        stored_tile<D, SPECIALS, 1>(k, a + i * lda, lda, panel, sums);
       for (int r = 0; r < rows; ++r)
         store_row(sums + r * kPanelWidth, w.scales ? w.scales + p0 : nullptr, bias ? bias + p0 : nullptr,
                   c + (i + r) * ldc + p0, cols, add);
