@@ -368,6 +368,7 @@ if (results.model) {
   const { modelReport } = await import('./model-report.mjs');
   out.push(...modelReport(results.model));
 }
+if (!SKIP.has('reduced')) out.push(...(await (await import('./reduced.mjs')).reducedSection(QUICK, results)));
 results.wallSeconds = (performance.now() - T0) / 1000;
 out.push('');
 out.push(
