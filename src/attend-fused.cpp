@@ -63,8 +63,8 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
   const std::size_t step = key_tile_of(view);
   for (std::size_t j0 = keys.first; j0 < keys.end; j0 += step) {
     const std::size_t tk = std::min(step, keys.end - j0);
-    const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened);
-    gemm_packed(rows, tk, dk, view.q + br.i0 * dk, dk, kv.keys, dk, nullptr, tile, kKeyTile);
+    const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened, rows);
+    tile_scores(kv, rows, tk, dk, view.q + br.i0 * dk, tile, kKeyTile);
     for (std::size_t r = 0; r < rows; ++r) {
       const std::size_t h = br.head(r);
       float* row = tile + r * kKeyTile;
@@ -77,7 +77,7 @@ void Layer::attend_block_fused(const ForwardArgs& a, std::size_t b, const BlockR
       if (!fold_tile(row, tk, run, r, out + r * dv, dv) && !run.unmasked_inf[r])
         run.unmasked_inf[r] = !keys_masked(a, c, b, h, br.query(r), j0, tk);
     }
-    gemm_packed_accumulate(rows, dv, tk, tile, kKeyTile, kv.values, kv.values_ld, out, dv);
+    tile_accumulate(kv, rows, dv, tk, tile, kKeyTile, out, dv);
     if (view.nonfinite({j0, j0 + tk}))
       add_nonfinite_values(a, b, br, view, j0, tk, tile, kKeyTile, run.attends, out, dv);
   }

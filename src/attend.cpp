@@ -83,8 +83,8 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
     // A reduced cache, a key tile at a time (each score is one dot product: the same as in one call).
     for (std::size_t j0 = first; j0 < keys.end; j0 += kReducedKeyTile) {
       const std::size_t tk = std::min(kReducedKeyTile, keys.end - j0);
-      const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened);
-      gemm_packed(rows, tk, dk, view.q + i0 * dk, dk, kv.keys, dk, nullptr, block_scores + j0, S);
+      const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened, rows);
+      tile_scores(kv, rows, tk, dk, view.q + i0 * dk, block_scores + j0, S);
     }
   }
   for (std::size_t r = 0; r < rows; ++r) {
@@ -109,8 +109,8 @@ void Layer::attend_block(const ForwardArgs& a, std::size_t b, std::size_t h, std
     for (std::size_t r = 0; r < rows; ++r) std::fill_n(out + r * width_v, dv, 0.0f);
     for (std::size_t j0 = first; j0 < keys.end; j0 += kReducedKeyTile) {
       const std::size_t tk = std::min(kReducedKeyTile, keys.end - j0);
-      const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened);
-      gemm_packed_accumulate(rows, dv, tk, block_scores + j0, S, kv.values, kv.values_ld, out, width_v);
+      const KeyTile kv = key_tile(view, j0, tk, dk, dv, widened, rows);
+      tile_accumulate(kv, rows, dv, tk, block_scores + j0, S, out, width_v);
     }
   }
   if (view.nonfinite(keys))

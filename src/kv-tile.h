@@ -1,6 +1,9 @@
 // One key tile of a K/V head as the GEMM kernels read it: the float panels themselves, or, from a
-// reduced (f16/bf16) cache, the tile's panels widened into the worker's scratch right before use.
-// Only a tile is ever widened, never a whole cache: decode reads the cache once, at 16 bits a value.
+// reduced (f16/bf16) cache, its 16-bit panels as stored (a decode step's one or two query rows:
+// reduced_gemm's few-rows path widens each step in registers) or the tile's panels widened into the
+// worker's scratch right before use (more rows, which then share one widening). Both give
+// gemm_packed's bits on the widened values. Only a tile is ever widened, never a whole cache: decode
+// reads the cache once, at 16 bits a value.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +12,7 @@
 #include "heads.h"
 #include "kernels/f32-gemm.h"
 #include "kernels/kv-half.h"
+#include "kernels/reduced-gemm.h"
 #include "plan.h"
 
 namespace wa {
@@ -25,27 +29,72 @@ inline std::size_t kv_tile_floats(std::size_t dk, std::size_t dv) {
   return kReducedKeyTile * dk + ceil_div(dv, kPanelWidth) * kPanelWidth * kReducedKeyTile;
 }
 
-// Keys [j0, j0 + tk): Q·Kᵀ panels (key j0 first, dk steps each) and P·V panels of values_ld rows.
+// Query rows that read a reduced tile as stored: up to one row pair, so that each 16-bit step is
+// widened once (reduced_gemm's tile is two rows high) as it is into scratch.
+constexpr std::size_t kStoredTileRows = 2;
+
+// Keys [j0, j0 + tk): Q·Kᵀ panels (key j0 first, dk steps each) and P·V panels of values_ld rows, as
+// floats or (`stored`) as the cache's 16-bit panels.
 struct KeyTile {
-  const float* keys;
-  const float* values;
-  std::size_t values_ld;
+  const float* keys = nullptr;
+  const float* values = nullptr;
+  std::size_t values_ld = 0;
+  bool stored = false;
+  ReducedWeights keys16, values16;
+
+  static KeyTile floats(const float* keys, const float* values, std::size_t values_ld) {
+    KeyTile t;
+    t.keys = keys;
+    t.values = values;
+    t.values_ld = values_ld;
+    return t;
+  }
 };
 
-// j0 is a multiple of kPanelWidth and tk ≤ key_tile_of(view). `scratch` (kv_tile_floats, 64-byte aligned) is
-// only touched for a reduced cache.
+// j0 is a multiple of kPanelWidth and tk ≤ key_tile_of(view); `rows` query rows will read the tile.
+// `scratch` (kv_tile_floats, 64-byte aligned) is only touched for a reduced cache read by more than
+// kStoredTileRows rows.
 inline KeyTile key_tile(const HeadView& view, std::size_t j0, std::size_t tk, std::size_t dk, std::size_t dv,
-                        float* scratch) {
+                        float* scratch, std::size_t rows) {
   if (view.dtype == KvDtype::f32)
-    return {view.keys_packed + j0 * dk, view.values_packed + j0 * kPanelWidth, view.values_ld};
+    return KeyTile::floats(view.keys_packed + j0 * dk, view.values_packed + j0 * kPanelWidth, view.values_ld);
   const bool bf16 = view.dtype == KvDtype::bf16;
+  if (rows <= kStoredTileRows) {
+    KeyTile t;
+    t.stored = true;
+    t.keys16.dtype = t.values16.dtype = bf16 ? WeightDtype::bf16 : WeightDtype::f16;
+    t.keys16.data = reinterpret_cast<const std::uint8_t*>(view.keys16 + j0 * dk);
+    t.keys16.packed_k = dk;
+    t.values16.data = reinterpret_cast<const std::uint8_t*>(view.values16 + j0 * kPanelWidth);
+    t.values16.packed_k = view.values_ld;
+    t.values16.specials = false;  // a value row with an Inf or NaN is zeros in the panels (added apart)
+    return t;
+  }
   // Whole key panels (their unused lanes are read by the kernel and dropped).
   kv_widen_n(view.keys16 + j0 * dk, ceil_div(tk, kPanelWidth) * kPanelWidth * dk, bf16, scratch);
   float* values = scratch + kReducedKeyTile * dk;
   for (std::size_t p0 = 0; p0 < dv; p0 += kPanelWidth)
     kv_widen_n(view.values16 + p0 * view.values_ld + j0 * kPanelWidth, tk * kPanelWidth, bf16,
                values + p0 * kReducedKeyTile);
-  return {scratch, values, kReducedKeyTile};
+  return KeyTile::floats(scratch, values, kReducedKeyTile);
+}
+
+// scores [rows × tk] (row stride ld) = q [rows × dk] · the tile's keysᵀ.
+inline void tile_scores(const KeyTile& kv, std::size_t rows, std::size_t tk, std::size_t dk, const float* q,
+                        float* scores, std::size_t ld) {
+  if (kv.stored)
+    reduced_gemm(rows, tk, dk, q, dk, kv.keys16, nullptr, scores, ld, false);
+  else
+    gemm_packed(rows, tk, dk, q, dk, kv.keys, dk, nullptr, scores, ld);
+}
+
+// out [rows × dv] (row stride ldo) += p [rows × tk] · the tile's values.
+inline void tile_accumulate(const KeyTile& kv, std::size_t rows, std::size_t dv, std::size_t tk, const float* p,
+                            std::size_t ldp, float* out, std::size_t ldo) {
+  if (kv.stored)
+    reduced_gemm(rows, dv, tk, p, ldp, kv.values16, nullptr, out, ldo, true);
+  else
+    gemm_packed_accumulate(rows, dv, tk, p, ldp, kv.values, kv.values_ld, out, ldo);
 }
 
 // Whether value row j of a reduced cache's view holds no Inf or NaN (such rows are added outside

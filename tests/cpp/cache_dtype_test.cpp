@@ -12,6 +12,7 @@
 
 #include "attention.h"
 #include "kernels/kv-half.h"
+#include "kv-tile.h"
 #include "test_util.h"
 
 namespace {
@@ -154,3 +155,57 @@ TEST(CacheDtype, ExactValuesGiveTheBitsOfAnF32Cache) {
 }
 
 }  // namespace
+
+// A decode step's one or two query rows read a key tile's 16-bit K and V as stored; more rows widen
+// it into scratch first. Both must give the same bits (and float64's values of the stored halves):
+// 40 keys (a partial last panel), head widths 64 and 48, an f16 Inf key (the widening's specials).
+TEST(CacheDtype, StoredTilesGiveTheBitsOfWidenedTiles) {
+  const std::size_t keys = 40, dk = 64, dv = 48, ld = 64, padded = 48;
+  for (wa::KvDtype dtype : {wa::KvDtype::f16, wa::KvDtype::bf16}) {
+    const bool bf16 = dtype == wa::KvDtype::bf16;
+    std::vector<std::uint16_t> k16(padded * dk, 0), v16(dv * ld, 0);
+    const auto kf = wa_test::random_vector(keys * dk, 21), vf = wa_test::random_vector(keys * dv, 22);
+    for (std::size_t j = 0; j < keys; ++j) {
+      for (std::size_t d = 0; d < dk; ++d)
+        k16[(j / 16) * 16 * dk + d * 16 + j % 16] = wa::kv_round(kf[j * dk + d], bf16);
+      for (std::size_t d = 0; d < dv; ++d)
+        v16[(d / 16) * 16 * ld + j * 16 + d % 16] = wa::kv_round(vf[j * dv + d], bf16);
+    }
+    if (!bf16) k16[3 * 16 + 5] = 0x7c00;  // key 5, dimension 3: +Inf
+    wa::HeadView view;
+    view.dtype = dtype;
+    view.keys16 = k16.data();
+    view.values16 = v16.data();
+    view.values_ld = ld;
+    const auto q = wa_test::random_vector(3 * dk, 23), p = wa_test::random_vector(3 * keys, 24);
+    wa::FloatBuffer scratch;
+    ASSERT_TRUE(scratch.allocate(wa::kv_tile_floats(dk, dv)));
+    for (std::size_t rows : {1u, 2u}) {
+      const wa::KeyTile stored = wa::key_tile(view, 0, keys, dk, dv, scratch.get(), rows);
+      ASSERT_TRUE(stored.stored);
+      std::vector<float> scores(rows * keys), want_scores(rows * keys);
+      std::vector<float> out(rows * dv, 0.5f), want_out(rows * dv, 0.5f);
+      wa::tile_scores(stored, rows, keys, dk, q.data(), scores.data(), keys);
+      wa::tile_accumulate(stored, rows, dv, keys, p.data(), keys, out.data(), dv);
+      const wa::KeyTile widened = wa::key_tile(view, 0, keys, dk, dv, scratch.get(), 3);
+      ASSERT_FALSE(widened.stored);
+      wa::tile_scores(widened, rows, keys, dk, q.data(), want_scores.data(), keys);
+      wa::tile_accumulate(widened, rows, dv, keys, p.data(), keys, want_out.data(), dv);
+      const std::string label = std::string(bf16 ? "bf16" : "f16") + " rows=" + std::to_string(rows);
+      EXPECT_EQ(std::memcmp(scores.data(), want_scores.data(), scores.size() * sizeof(float)), 0) << label;
+      EXPECT_EQ(std::memcmp(out.data(), want_out.data(), out.size() * sizeof(float)), 0) << label;
+      std::vector<double> ref(rows * dv);
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t d = 0; d < dv; ++d) {
+          double sum = 0.5;
+          for (std::size_t j = 0; j < keys; ++j)
+            sum += static_cast<double>(p[r * keys + j]) * wa::kv_widen(v16[(d / 16) * 16 * ld + j * 16 + d % 16], bf16);
+          ref[r * dv + d] = sum;
+        }
+      EXPECT_TRUE(wa_test::all_close(out, ref, label));
+      if (!bf16) {
+        EXPECT_TRUE(std::isinf(scores[5]) || std::isnan(scores[5])) << label;
+      }
+    }
+  }
+}

@@ -238,6 +238,35 @@ TEST(ReducedGemm, WidensEveryF16AndBf16Value) {
   }
 }
 
+// Every int8 value q through both paths: each column holds 127 (so its scale is 1) and then q, and
+// a = (0, 1) picks q itself; the few-rows path widens q without a conversion instruction.
+TEST(ReducedGemm, WidensEveryInt8Value) {
+  const std::size_t n = 255, k = 2, cols = 256;
+  std::vector<float> w(n * k);
+  for (std::size_t j = 0; j < n; ++j) {
+    w[j * k] = 127.0f;
+    w[j * k + 1] = static_cast<float>(static_cast<int>(j) - 127);
+  }
+  wa::ByteBuffer data;
+  wa::FloatBuffer scales;
+  ASSERT_TRUE(data.allocate(cols * k) && scales.allocate(cols));
+  wa::store_reduced(WeightDtype::int8, w.data(), k, 1, n, k, 0, cols, data.get(), scales.get());
+  wa::ReducedWeights rw;
+  rw.dtype = WeightDtype::int8;
+  rw.data = data.get();
+  rw.scales = scales.get();
+  rw.packed_k = k;
+  for (std::size_t m : {1u, 2u, 3u, 6u}) {
+    std::vector<float> a(m * k);
+    for (std::size_t i = 0; i < m; ++i) a[i * k + 1] = static_cast<float>(i + 1);
+    std::vector<float> c(m * n);
+    wa::reduced_gemm(m, n, k, a.data(), k, rw, nullptr, c.data(), n, false);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        ASSERT_EQ(c[i * n + j], w[j * k + 1] * static_cast<float>(i + 1)) << "m=" << m << " j=" << j;
+  }
+}
+
 // An f16 matrix without Inf or NaN takes the shorter widening: every finite value, both paths.
 TEST(ReducedGemm, WidensEveryFiniteF16WithoutTheSpecialsPath) {
   std::vector<float> w;
