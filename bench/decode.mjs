@@ -11,29 +11,14 @@ import { measureInterleaved } from './measure.mjs';
 import { loadEngine, createInstance } from './engine.mjs';
 import { randArray, rng } from './util.mjs';
 import { bandwidthProbe } from './bandwidth.mjs';
+import { DECODE_SHAPES, layerArgs, weightsOf } from './decode-shapes.mjs';
 
 const argv = process.argv.slice(2);
 const threads = Number((argv.find((a) => a.startsWith('--threads=')) ?? '--threads=1').split('=')[1]);
 const QUICK = argv.includes('--quick');
 
-export const DECODE_SHAPES = [
-  { name: 'MHA 768/12', d: 768, h: 12, kvHeads: 12, headDim: 64 },
-  { name: 'GQA 2048/32/8', d: 2048, h: 32, kvHeads: 8, headDim: 64 },
-];
 const CONTEXTS = [128, 1024, 4096];
 const PREFILL = 512;
-
-function weightsOf(s) {
-  const rand = rng(s.d * 31 + s.h);
-  const ws = 1 / Math.sqrt(s.d);
-  return {
-    ...s,
-    wq: randArray(s.h * s.headDim * s.d, ws, rand),
-    wk: randArray(s.kvHeads * s.headDim * s.d, ws, rand),
-    wv: randArray(s.kvHeads * s.headDim * s.d, ws, rand),
-    wo: randArray(s.d * s.h * s.headDim, 1 / Math.sqrt(s.h * s.headDim), rand),
-  };
-}
 
 /** Bytes a decode step must read at least: every weight once, every cached K and V once. */
 const stepBytes = (s, ctx) =>
@@ -50,16 +35,7 @@ try {
   result.bandwidth = [bandwidthProbe()];
   for (const shape of DECODE_SHAPES) {
     const p = weightsOf(shape);
-    const layer = inst.attn.createMultiHeadAttention({
-      embedDim: p.d,
-      numHeads: p.h,
-      numKvHeads: p.kvHeads,
-      headDim: p.headDim,
-      qProjWeight: p.wq,
-      kProjWeight: p.wk,
-      vProjWeight: p.wv,
-      outProjWeight: p.wo,
-    });
+    const layer = inst.attn.createMultiHeadAttention(layerArgs(p));
     const rand = rng(7);
     const cases = QUICK
       ? [[128, 1]]

@@ -18,6 +18,7 @@ import { restartWithRelaxedSimd } from './relaxed.mjs';
 import { measureInterleaved } from './measure.mjs';
 import { enginePath, loadEngine } from './engine.mjs';
 import { bandwidthProbe } from './bandwidth.mjs';
+import { DECODE_SHAPES, layerArgs, weightsOf } from './decode-shapes.mjs';
 import { answer } from './child-process.mjs';
 import { randArray, rng } from './util.mjs';
 
@@ -43,10 +44,6 @@ export const COMBOS = [
   ['bf16', 'bf16'],
   ['int8', 'f16'],
 ];
-const LAYER_SHAPES = [
-  { name: 'MHA 768/12', d: 768, h: 12, kvHeads: 12, headDim: 64 },
-  { name: 'GQA 2048/32/8', d: 2048, h: 32, kvHeads: 8, headDim: 64 },
-];
 const LAYER_CONTEXTS = QUICK ? [128] : [128, 1024, 4096];
 const MODEL_CONTEXTS = QUICK ? [128] : [128, 1024];
 const ELEMENT_BYTES = { f32: 4, f16: 2, bf16: 2, int8: 1 };
@@ -60,18 +57,6 @@ const reps = QUICK ? 3 : 9;
 const matrixBytes = (out, inDim, dtype) => out * inDim * ELEMENT_BYTES[dtype] + (dtype === 'int8' ? 4 * out : 0);
 /** Bytes of `tokens` cached K and V rows of `kvHeads` heads, per layer. */
 const cacheBytes = (tokens, kvHeads, headDim, dtype) => 2 * tokens * kvHeads * headDim * ELEMENT_BYTES[dtype];
-
-function layerWeights(s) {
-  const rand = rng(s.d * 31 + s.h);
-  const ws = 1 / Math.sqrt(s.d);
-  return {
-    ...s,
-    wq: randArray(s.h * s.headDim * s.d, ws, rand),
-    wk: randArray(s.kvHeads * s.headDim * s.d, ws, rand),
-    wv: randArray(s.kvHeads * s.headDim * s.d, ws, rand),
-    wo: randArray(s.d * s.h * s.headDim, 1 / Math.sqrt(s.h * s.headDim), rand),
-  };
-}
 
 const layerWeightBytes = (p, dtype) =>
   matrixBytes(p.h * p.headDim, p.d, dtype) +
@@ -90,21 +75,11 @@ async function measureRow(row, impls, x) {
 
 async function layerRows(attn, ort) {
   const rows = [];
-  for (const shape of LAYER_SHAPES) {
-    const p = layerWeights(shape);
+  for (const shape of DECODE_SHAPES) {
+    const p = weightsOf(shape);
     const layers = {};
     for (const dtype of new Set(COMBOS.map(([w]) => w)))
-      layers[dtype] = attn.createMultiHeadAttention({
-        embedDim: p.d,
-        numHeads: p.h,
-        numKvHeads: p.kvHeads,
-        headDim: p.headDim,
-        qProjWeight: p.wq,
-        kProjWeight: p.wk,
-        vProjWeight: p.wv,
-        outProjWeight: p.wo,
-        weightDtype: dtype,
-      });
+      layers[dtype] = attn.createMultiHeadAttention({ ...layerArgs(p), weightDtype: dtype });
     for (const ctx of LAYER_CONTEXTS) {
       const rand = rng(7 + ctx);
       const prompt = randArray(ctx * p.d, 1, rand);
