@@ -30,22 +30,34 @@ struct WidenConstants {
   __m128i flip;      // int8: 0x80 in every byte (q + 128 as an unsigned byte)
   __m128i exponent;  // int8: 0x4b00 in every 16-bit half (2^23's exponent above the byte)
   __m128 offset;     // int8: 2^23 + 128
-  __m128i keep;      // f16 without specials: 0x8fff (the sign, not its copies smeared by the shift)
+  __m128i keep;      // f16: 0x8fff (the sign, not its copies smeared by the shift)
   __m128 scale;      // f16: 2^112
+  __m128 magnitude;  // f16: 0x7fffffff (all but the sign)
+  __m128 largest;    // f16: 65504, the largest finite
+  __m128 inf;        // f16: 0x7f800000 (the exponent all ones)
 #endif
   static WidenConstants load();
 };
 
 #ifndef WA_SCALAR
-alignas(16) const std::uint32_t kWidenConstants[20] = {0x80808080u, 0x80808080u, 0x80808080u, 0x80808080u, 0x4b004b00u,
-                                                       0x4b004b00u, 0x4b004b00u, 0x4b004b00u, 0x4b000080u, 0x4b000080u,
-                                                       0x4b000080u, 0x4b000080u, 0x8fff8fffu, 0x8fff8fffu, 0x8fff8fffu,
-                                                       0x8fff8fffu, 0x77800000u, 0x77800000u, 0x77800000u, 0x77800000u};
+// WidenConstants' fields in order, one 32-bit word of each (repeated in its four lanes).
+constexpr std::uint32_t kWidenWords[] = {0x80808080u, 0x4b004b00u, 0x4b000080u, 0x8fff8fffu,
+                                         0x77800000u, 0x7fffffffu, 0x477fe000u, 0x7f800000u};
+constexpr std::size_t kWidenFields = sizeof kWidenWords / sizeof kWidenWords[0];
+struct alignas(16) WidenTable {
+  std::uint32_t lanes[kWidenFields * 4];
+};
+constexpr WidenTable widen_table() {
+  WidenTable t{};
+  for (std::size_t i = 0; i < kWidenFields * 4; ++i) t.lanes[i] = kWidenWords[i / 4];
+  return t;
+}
+constexpr WidenTable kWidenConstants = widen_table();
 WidenConstants WidenConstants::load() {
-  const std::uint32_t* volatile table = kWidenConstants;
+  const std::uint32_t* volatile table = kWidenConstants.lanes;
   const auto* c = reinterpret_cast<const __m128i*>(static_cast<const std::uint32_t*>(table));
-  return {_mm_load_si128(c), _mm_load_si128(c + 1), _mm_castsi128_ps(_mm_load_si128(c + 2)), _mm_load_si128(c + 3),
-          _mm_castsi128_ps(_mm_load_si128(c + 4))};
+  const auto f = [&](int i) { return _mm_castsi128_ps(_mm_load_si128(c + i)); };
+  return {_mm_load_si128(c), _mm_load_si128(c + 1), f(2), _mm_load_si128(c + 3), f(4), f(5), f(6), f(7)};
 }
 #else
 WidenConstants WidenConstants::load() { return {}; }
@@ -57,8 +69,8 @@ WidenConstants WidenConstants::load() { return {}; }
 // scalar one per lane): int8 flips q to the byte q + 128 and places it under 2^23's exponent, so
 // the float is 2^23 + q + 128 and one exact subtraction leaves q; bf16 is the high half of a float
 // (the halves interleaved below zeros); f16 has its exponent and mantissa shifted into place and
-// scaled by 2^112 exactly, Inf and NaN selected apart. The scalar build widens value by value to
-// the same floats.
+// scaled by 2^112 exactly, Inf and NaN then given the all-ones exponent. The scalar build widens
+// value by value to the same floats.
 template <WeightDtype D, bool SPECIALS>
 inline void widen_step(const std::uint8_t* src, const WidenConstants& c, Batch* out) {
 #ifndef WA_SCALAR
@@ -77,28 +89,23 @@ inline void widen_step(const std::uint8_t* src, const WidenConstants& c, Batch* 
       out[1] = Batch(_mm_castsi128_ps(_mm_unpackhi_epi16(zero, h0)));
       out[2] = Batch(_mm_castsi128_ps(_mm_unpacklo_epi16(zero, h1)));
       out[3] = Batch(_mm_castsi128_ps(_mm_unpackhi_epi16(zero, h1)));
-    } else if constexpr (!SPECIALS) {
-      // No Inf or NaN in the matrix: the float's high half is h arithmetic-shifted by 3 with the
-      // smeared sign copies masked off (sign, 3 zeros, exponent, mantissa's top 7 bits), its low
-      // half h << 13 (the mantissa's last 3 bits); 8 halves at a time, then interleaved.
+    } else {
+      // The float's high half is h arithmetic-shifted by 3 with the smeared sign copies masked off
+      // (sign, 3 zeros, exponent, mantissa's top 7 bits), its low half h << 13 (the mantissa's last
+      // 3 bits); 8 halves at a time, then interleaved. Times 2^112 that is the f16's value.
       const __m128i high0 = _mm_and_si128(_mm_srai_epi16(h0, 3), c.keep), low0 = _mm_slli_epi16(h0, 13);
       const __m128i high1 = _mm_and_si128(_mm_srai_epi16(h1, 3), c.keep), low1 = _mm_slli_epi16(h1, 13);
       const __m128i words[4] = {_mm_unpacklo_epi16(low0, high0), _mm_unpackhi_epi16(low0, high0),
                                 _mm_unpacklo_epi16(low1, high1), _mm_unpackhi_epi16(low1, high1)};
-      for (int v = 0; v < 4; ++v) out[v] = Batch(_mm_mul_ps(_mm_castsi128_ps(words[v]), c.scale));
-    } else {
-      const __m128i words[4] = {_mm_unpacklo_epi16(h0, zero), _mm_unpackhi_epi16(h0, zero),
-                                _mm_unpacklo_epi16(h1, zero), _mm_unpackhi_epi16(h1, zero)};
-      const __m128i magnitude = _mm_set1_epi32(0x7fff), sign_bit = _mm_set1_epi32(0x8000);
-      const __m128i largest_finite = _mm_set1_epi32(0x7bff), inf_bits = _mm_set1_epi32(0x7f800000);
       for (int v = 0; v < 4; ++v) {
-        const __m128i em = _mm_and_si128(words[v], magnitude);
-        const __m128i shifted = _mm_slli_epi32(em, 13);
-        const __m128 finite = _mm_mul_ps(_mm_castsi128_ps(shifted), c.scale);
-        const __m128 special = _mm_castsi128_ps(_mm_or_si128(shifted, inf_bits));  // Inf, NaN + payload
-        const __m128 is_special = _mm_castsi128_ps(_mm_cmpgt_epi32(em, largest_finite));
-        const __m128 sign = _mm_castsi128_ps(_mm_slli_epi32(_mm_and_si128(words[v], sign_bit), 16));
-        out[v] = Batch(_mm_or_ps(_mm_blendv_ps(finite, special, is_special), sign));
+        __m128 f = _mm_mul_ps(_mm_castsi128_ps(words[v]), c.scale);
+        if constexpr (SPECIALS) {
+          // An Inf or NaN (exponent all ones) became ±2^16·(1.m), past f16's largest finite 65504:
+          // its exponent set to all ones makes it Inf, or NaN with the f16's payload.
+          const __m128 special = _mm_cmpgt_ps(_mm_and_ps(f, c.magnitude), c.largest);
+          f = _mm_or_ps(f, _mm_and_ps(special, c.inf));
+        }
+        out[v] = Batch(f);
       }
     }
   }
