@@ -1,5 +1,5 @@
 // One key tile of a K/V head as the GEMM kernels read it: the float panels themselves, or, from a
-// reduced (f16/bf16) cache, its 16-bit panels as stored (a decode step's one or two query rows:
+// reduced (f16/bf16) cache, its 16-bit panels as stored (a decode step's few query rows:
 // reduced_gemm's few-rows path widens each step in registers) or the tile's panels widened into the
 // worker's scratch right before use (more rows, which then share one widening). Both give
 // gemm_packed's bits on the widened values. Only a tile is ever widened, never a whole cache: decode
@@ -29,9 +29,12 @@ inline std::size_t kv_tile_floats(std::size_t dk, std::size_t dv) {
   return kReducedKeyTile * dk + ceil_div(dv, kPanelWidth) * kPanelWidth * kReducedKeyTile;
 }
 
-// Query rows that read a reduced tile as stored: up to one row pair, so that each 16-bit step is
-// widened once (reduced_gemm's tile is two rows high) as it is into scratch.
-constexpr std::size_t kStoredTileRows = 2;
+// Query rows that read a reduced tile as stored. reduced_gemm's tiles are two rows high, so 3 or 4
+// rows (a decode step's query heads of one K/V head) widen each 16-bit step twice, in registers:
+// for bf16 (a shift) still less than writing floats to scratch and reading them back, for f16 (whose
+// keys take the Inf/NaN-aware widening) more (GQA 2048/32/8 after 4096 tokens: bf16 0.89×, f16 1.07×
+// the scratch path's time).
+inline std::size_t stored_tile_rows(KvDtype dtype) { return dtype == KvDtype::bf16 ? kReducedRowsMax : 2; }
 
 // Keys [j0, j0 + tk): Q·Kᵀ panels (key j0 first, dk steps each) and P·V panels of values_ld rows, as
 // floats or (`stored`) as the cache's 16-bit panels.
@@ -53,13 +56,13 @@ struct KeyTile {
 
 // j0 is a multiple of kPanelWidth and tk ≤ key_tile_of(view); `rows` query rows will read the tile.
 // `scratch` (kv_tile_floats, 64-byte aligned) is only touched for a reduced cache read by more than
-// kStoredTileRows rows.
+// stored_tile_rows rows.
 inline KeyTile key_tile(const HeadView& view, std::size_t j0, std::size_t tk, std::size_t dk, std::size_t dv,
                         float* scratch, std::size_t rows) {
   if (view.dtype == KvDtype::f32)
     return KeyTile::floats(view.keys_packed + j0 * dk, view.values_packed + j0 * kPanelWidth, view.values_ld);
   const bool bf16 = view.dtype == KvDtype::bf16;
-  if (rows <= kStoredTileRows) {
+  if (rows <= stored_tile_rows(view.dtype)) {
     KeyTile t;
     t.stored = true;
     t.keys16.dtype = t.values16.dtype = bf16 ? WeightDtype::bf16 : WeightDtype::f16;

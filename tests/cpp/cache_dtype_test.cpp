@@ -156,9 +156,9 @@ TEST(CacheDtype, ExactValuesGiveTheBitsOfAnF32Cache) {
 
 }  // namespace
 
-// A decode step's one or two query rows read a key tile's 16-bit K and V as stored; more rows widen
-// it into scratch first. Both must give the same bits (and float64's values of the stored halves):
-// 40 keys (a partial last panel), head widths 64 and 48, an f16 Inf key (the widening's specials).
+// A decode step's few query rows (up to 2 from f16, 4 from bf16) read a key tile's 16-bit K and V
+// as stored; more rows widen it into scratch first. Both must give the same bits (and float64's values of the stored
+// halves): 40 keys (a partial last panel), head widths 64 and 48, an f16 Inf key (the widening's specials).
 TEST(CacheDtype, StoredTilesGiveTheBitsOfWidenedTiles) {
   const std::size_t keys = 40, dk = 64, dv = 48, ld = 64, padded = 48;
   for (wa::KvDtype dtype : {wa::KvDtype::f16, wa::KvDtype::bf16}) {
@@ -177,17 +177,17 @@ TEST(CacheDtype, StoredTilesGiveTheBitsOfWidenedTiles) {
     view.keys16 = k16.data();
     view.values16 = v16.data();
     view.values_ld = ld;
-    const auto q = wa_test::random_vector(3 * dk, 23), p = wa_test::random_vector(3 * keys, 24);
+    const auto q = wa_test::random_vector(5 * dk, 23), p = wa_test::random_vector(5 * keys, 24);
     wa::FloatBuffer scratch;
     ASSERT_TRUE(scratch.allocate(wa::kv_tile_floats(dk, dv)));
-    for (std::size_t rows : {1u, 2u}) {
+    for (std::size_t rows = 1; rows <= wa::stored_tile_rows(dtype); ++rows) {
       const wa::KeyTile stored = wa::key_tile(view, 0, keys, dk, dv, scratch.get(), rows);
       ASSERT_TRUE(stored.stored);
       std::vector<float> scores(rows * keys), want_scores(rows * keys);
       std::vector<float> out(rows * dv, 0.5f), want_out(rows * dv, 0.5f);
       wa::tile_scores(stored, rows, keys, dk, q.data(), scores.data(), keys);
       wa::tile_accumulate(stored, rows, dv, keys, p.data(), keys, out.data(), dv);
-      const wa::KeyTile widened = wa::key_tile(view, 0, keys, dk, dv, scratch.get(), 3);
+      const wa::KeyTile widened = wa::key_tile(view, 0, keys, dk, dv, scratch.get(), 5);
       ASSERT_FALSE(widened.stored);
       wa::tile_scores(widened, rows, keys, dk, q.data(), want_scores.data(), keys);
       wa::tile_accumulate(widened, rows, dv, keys, p.data(), keys, want_out.data(), dv);
