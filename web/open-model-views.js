@@ -1,0 +1,66 @@
+// The opened model's attention drawn with the package's views (wasm-attention/viz), the same
+// ones the poem tab uses: createModelView for every layer × head, createHeatmap for the picked
+// head, createHeadView for its layer. Knows nothing of workers or the engine: it takes a run's
+// shown attention (open-model-run.js's shownAttention) and draws it.
+import { createHeatmap, createHeadView, createModelView } from '../viz/index.mjs';
+
+/**
+ * @param {{ modelView: HTMLElement, heatmap: HTMLElement, headView: HTMLElement, title: HTMLElement }} where
+ * @param {(pick: { layer: number, head: number }) => void} onSelect   a thumbnail was chosen
+ */
+export function createOpenModelViews(where, onSelect) {
+  let model = null;
+  let heatmap = null;
+  let headView = null;
+  let pick = { layer: 0, head: 0 };
+
+  const headWeights = (shown, layer, head) =>
+    shown.attention[layer].subarray(head * shown.n * shown.n, (head + 1) * shown.n * shown.n);
+
+  function drawHead(shown, causal) {
+    const { layer, head } = pick;
+    const title = `Layer ${layer + 1}, head ${head + 1}`;
+    where.title.textContent = `${title}: weights, query (row) → key (column)`;
+    const map = { weights: headWeights(shown, layer, head), queryTokens: shown.tokens, causal, title };
+    if (heatmap) heatmap.update(map);
+    else heatmap = createHeatmap(where.heatmap, map);
+    const lines = { attention: shown.attention, tokens: shown.tokens, layer };
+    if (headView) headView.update(lines);
+    else headView = createHeadView(where.headView, lines);
+  }
+
+  let last = null;
+  return {
+    /**
+     * Draws (or redraws) everything for the run's rows now in.
+     * @param {{ n, attention, tokens }} shown   per layer [heads, n, n]
+     * @param {{ numKvHeads: number, causal: boolean }} config
+     */
+    draw(shown, config) {
+      last = { shown, config };
+      if (shown.n === 0) return;
+      const data = { attention: shown.attention, tokens: shown.tokens, numKvHeads: config.numKvHeads };
+      if (model) model.update(data);
+      else
+        model = createModelView(where.modelView, {
+          ...data,
+          onSelect: (p) => {
+            pick = { layer: p.layer, head: p.head };
+            if (last) drawHead(last.shown, last.config.causal);
+            onSelect(pick);
+          },
+        });
+      drawHead(shown, config.causal);
+    },
+    get pick() {
+      return pick;
+    },
+    /** Removes every view (a new model was opened). */
+    clear() {
+      for (const v of [model, heatmap, headView]) v?.dispose();
+      model = heatmap = headView = null;
+      pick = { layer: 0, head: 0 };
+      last = null;
+    },
+  };
+}
