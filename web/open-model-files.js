@@ -190,10 +190,12 @@ export function checkpointUrl(typed, base) {
   url.hash = '';
   if (url.hostname === 'huggingface.co' || url.hostname === 'www.huggingface.co') {
     const parts = url.pathname.split('/').filter(Boolean);
-    // owner/name[/tree|blob|resolve/revision[/file]]
-    if (parts.length >= 2 && parts[0] !== 'datasets' && parts[0] !== 'spaces') {
-      const revision = ['tree', 'blob', 'resolve'].includes(parts[2]) && parts[3] ? parts[3] : 'main';
-      url.pathname = `/${parts[0]}/${parts[1]}/resolve/${revision}/`;
+    // [owner/]name[/tree|blob|resolve/revision[/file]]: a few old models have no owner (gpt2)
+    const marker = parts.findIndex((p, k) => k > 0 && k < 3 && ['tree', 'blob', 'resolve'].includes(p));
+    const repo = marker > 0 ? parts.slice(0, marker) : parts.slice(0, 2);
+    if (repo.length > 0 && !['datasets', 'spaces'].includes(repo[0])) {
+      const revision = marker > 0 && parts[marker + 1] ? parts[marker + 1] : 'main';
+      url.pathname = `/${repo.join('/')}/resolve/${revision}/`;
       return { url: url.href };
     }
   }

@@ -13,6 +13,7 @@ export function createOpenModelViews(where, onSelect) {
   let heatmap = null;
   let headView = null;
   let pick = { layer: 0, head: 0 };
+  let shownHead = null; // what the heatmap was given: { layer, head, weights, tokens }
 
   const headWeights = (shown, layer, head) =>
     shown.attention[layer].subarray(head * shown.n * shown.n, (head + 1) * shown.n * shown.n);
@@ -22,6 +23,7 @@ export function createOpenModelViews(where, onSelect) {
     const title = `Layer ${layer + 1}, head ${head + 1}`;
     where.title.textContent = `${title}: weights, query (row) → key (column)`;
     const map = { weights: headWeights(shown, layer, head), queryTokens: shown.tokens, causal, title };
+    shownHead = { layer, head, weights: map.weights, tokens: shown.tokens };
     if (heatmap) heatmap.update(map);
     else heatmap = createHeatmap(where.heatmap, map);
     const lines = { attention: shown.attention, tokens: shown.tokens, layer };
@@ -55,12 +57,17 @@ export function createOpenModelViews(where, onSelect) {
     get pick() {
       return pick;
     },
+    /** The picked head as the heatmap has it (tests compare it with the run's rows). */
+    get head() {
+      return shownHead;
+    },
     /** Removes every view (a new model was opened). */
     clear() {
       for (const v of [model, heatmap, headView]) v?.dispose();
       model = heatmap = headView = null;
       pick = { layer: 0, head: 0 };
       last = null;
+      shownHead = null;
     },
   };
 }

@@ -81,10 +81,10 @@ export function progressText(p, done, totalBytes) {
 export function factsText(c) {
   const kv = c.numKvHeads === c.numHeads ? '' : ` (${c.numKvHeads} key/value heads, grouped-query)`;
   const kind = c.causal
-    ? 'decoder: it continues a prompt'
-    : 'encoder: it encodes a text, every token seeing every other';
+    ? 'a decoder: it continues a prompt'
+    : 'an encoder: it encodes a text, every token seeing every other';
   return (
-    `${c.modelType}, a ${kind}. ${c.numLayers} layers × ${c.numHeads} heads${kv}, d_model ${c.hiddenSize}, ` +
+    `${c.modelType}, ${kind}. ${c.numLayers} layers × ${c.numHeads} heads${kv}, d_model ${c.hiddenSize}, ` +
     `heads of ${c.headDim}, ${c.vocabSize.toLocaleString('en')} tokens in its vocabulary, up to ` +
     `${c.maxPositions.toLocaleString('en')} positions.`
   );

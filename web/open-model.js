@@ -32,9 +32,10 @@ function createOpenModelTab(panel) {
     },
   );
   let client = null; // a Promise of the worker's client
-  const s = { loadId: 0, model: null, fileBytes: null, run: null, runId: 0, frame: 0, mapsAt: 0 };
+  const s = { cancel: null, loadId: 0, model: null, fileBytes: null, run: null, runId: 0, frame: 0, mapsAt: 0 };
   const test = {
     state: 'idle', // idle | starting | loading | ready | failed | cancelled
+    loads: 0, // attempts to open a model that have ended (opened, refused, failed or cancelled)
     error: null, // the error box's text
     runError: null,
     config: null,
@@ -58,7 +59,12 @@ function createOpenModelTab(panel) {
         }
       );
     },
-    /** The weights of one head as the views have them: [n, n]. */
+    /** The picked head as the heatmap was given it: { layer, head, weights: number[], tokens }. */
+    get head() {
+      const h = views.head;
+      return h && { layer: h.layer, head: h.head, weights: Array.from(h.weights), tokens: h.tokens };
+    },
+    /** The weights of one head in the run's rows: [n, n]. */
     matrix(layer, head) {
       const shown = shownAttention(s.run);
       return Array.from(shown.attention[layer].subarray(head * shown.n * shown.n, (head + 1) * shown.n * shown.n));
@@ -68,9 +74,10 @@ function createOpenModelTab(panel) {
   const setState = (state) => {
     test.state = state;
     panel.dataset.state = state;
+    if (state === 'ready' || state === 'failed' || state === 'cancelled') test.loads++;
   };
   const showError = (text) => {
-    test.error = text;
+    test.error = text || null;
     showErrors($.error, text ? [text] : []);
   };
 
@@ -94,6 +101,7 @@ function createOpenModelTab(panel) {
   }
 
   async function load(source, { where, fileBytes }) {
+    s.cancel?.();
     const loadId = ++s.loadId;
     resetModel();
     showError('');
@@ -124,7 +132,8 @@ function createOpenModelTab(panel) {
       test.memory = p.memory;
       $.memory.textContent = memoryText(p.memory, fileBytes ?? sumOf(read));
     });
-    $.cancel.onclick = () => worker.cancel(id);
+    s.cancel = () => worker.cancel(id);
+    $.cancel.onclick = s.cancel;
     try {
       const loaded = await done;
       if (loadId !== s.loadId) return;
@@ -135,7 +144,10 @@ function createOpenModelTab(panel) {
       $.status.textContent = '';
       showError(loadErrorText(e, where));
     } finally {
-      if (loadId === s.loadId) $.loading.hidden = true;
+      if (loadId === s.loadId) {
+        $.loading.hidden = true;
+        s.cancel = null;
+      }
     }
   }
 
@@ -320,14 +332,22 @@ function createOpenModelTab(panel) {
     );
   }
 
+  /** What was given is no checkpoint: the page says why, and shows no model. */
+  function refuse(problem) {
+    s.cancel?.(); // a load still in flight is no longer wanted
+    s.loadId++;
+    resetModel();
+    $.loading.hidden = true;
+    $.status.textContent = '';
+    showError(problem);
+    setState('failed');
+  }
+
   async function openFiles(files, how) {
     showError('');
     const picked = await pickCheckpoint(files);
     if (picked.problem) {
-      resetModel();
-      setState('failed');
-      $.status.textContent = '';
-      showError(picked.problem);
+      refuse(picked.problem);
       return;
     }
     const where = picked.folder ? `the folder ${picked.folder.replace(/\/$/, '')}` : how;
@@ -352,7 +372,7 @@ function createOpenModelTab(panel) {
     try {
       files = await filesFromDrop(e.dataTransfer);
     } catch (err) {
-      showError(`The dropped files could not be read — ${err.name}: ${err.message}.`);
+      refuse(`The dropped files could not be read — ${err.name}: ${err.message}.`);
       return;
     }
     await openFiles(files, 'the dropped files');
@@ -361,7 +381,7 @@ function createOpenModelTab(panel) {
     e.preventDefault();
     const typed = checkpointUrl($.url.value, location.href);
     if (typed.problem) {
-      showError(typed.problem);
+      refuse(typed.problem);
       return;
     }
     load({ url: typed.url }, { where: typed.url, fileBytes: null });

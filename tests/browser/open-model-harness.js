@@ -1,0 +1,155 @@
+// What the "Open a model" browser tests share: the fixture checkpoints' files as the page would be
+// given them, what the package computes for them in Node (the expected tokens, never written down),
+// a second server on another origin (as the Hub is), and the page's tab driven like a user does.
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const { createAttention, loadModel } = require('wasm-attention');
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'models');
+// The fixture folders also hold the float64 references: not part of a checkpoint.
+const NOT_CHECKPOINT = new Set(['expected.json', 'reference.f32']);
+
+/** Absolute paths of a fixture checkpoint's files (without the named ones). */
+function fixtureFiles(name, { without = [] } = {}) {
+  return fs
+    .readdirSync(path.join(FIXTURES, name))
+    .filter((f) => !NOT_CHECKPOINT.has(f) && !without.includes(f))
+    .map((f) => path.join(FIXTURES, name, f));
+}
+
+const expectedOf = (name) => JSON.parse(fs.readFileSync(path.join(FIXTURES, name, 'expected.json'), 'utf8'));
+
+/**
+ * What the package gives in Node for a fixture: its greedy continuation (loadModel + generate), or for
+ * an encoder the ids, and each position's best token where its best two logits are > 1e-3 apart.
+ */
+async function nodeResult(name, prompt, { maxNewTokens = 6 } = {}) {
+  const attn = await createAttention({ threads: 1 });
+  try {
+    const model = await loadModel(attn, path.join(FIXTURES, name));
+    if (!model.config.causal) {
+      const ids = model.encode(prompt);
+      const { logits } = model.forward(ids, { logits: 'all' });
+      const V = model.config.vocabSize;
+      const best = Array.from(ids, (_, i) => {
+        const row = Array.from(logits.subarray(i * V, (i + 1) * V));
+        const order = row.map((v, id) => [v, id]).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+        return order[0][0] - order[1][0] > 1e-3 ? order[0][1] : null;
+      });
+      return { ids: Array.from(ids), best };
+    }
+    const ids = typeof prompt === 'string' ? model.encode(prompt) : Int32Array.from(prompt);
+    const out = await model.generate(ids, { maxNewTokens });
+    return { ids: Array.from(ids), newIds: Array.from(out.ids), text: out.text };
+  } finally {
+    attn.dispose();
+  }
+}
+
+/**
+ * A server on another origin (127.0.0.1 vs localhost would do; another port is enough), serving the
+ * fixture folders with CORS as the Hub does. A file listed in `stall` sends half its bytes, then
+ * waits until the request is aborted: loading progress and cancel can be seen.
+ */
+function startFixtureServer({ stall = [] } = {}) {
+  const sockets = new Set();
+  const server = http.createServer((req, res) => {
+    const headers = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '');
+    const file = path.join(FIXTURES, rel);
+    if (!file.startsWith(FIXTURES + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404, headers).end('not found');
+      return;
+    }
+    const bytes = fs.readFileSync(file);
+    res.writeHead(200, { ...headers, 'Content-Length': bytes.length, 'Content-Type': 'application/octet-stream' });
+    if (stall.includes(rel)) res.write(bytes.subarray(0, bytes.length >> 1));
+    else res.end(bytes);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      resolve({
+        url: `http://127.0.0.1:${port}/`,
+        close: () =>
+          new Promise((done) => {
+            for (const s of sockets) s.destroy();
+            server.close(done);
+          }),
+      });
+    });
+  });
+}
+
+/** Opens the page on the "Open a model" tab. */
+async function openTab(page, url) {
+  await page.goto(`${url}web/#open`);
+  await page.waitForFunction(() => window.__openModel && window.__openModel.state === 'idle');
+}
+
+/** How many attempts to open a model have ended so far: give it to settled() before the next. */
+const loadsEnded = (page) => page.evaluate(() => window.__openModel.loads);
+
+/**
+ * Waits until the attempt after `loads` ended ones has ended: refused, failed or cancelled, or opened
+ * and, when the model has a tokenizer, its first run drawn. Resolves to { state, error }.
+ */
+function settled(page, loads) {
+  return page
+    .waitForFunction(
+      (before) => {
+        const t = window.__openModel;
+        if (t.loads <= before) return false;
+        if (t.state !== 'ready') return { state: t.state, error: t.error };
+        const tokenizer = document.querySelector('[data-testid=om-prompt-help]').hidden;
+        const r = t.run;
+        const drawn = r && r.done && document.getElementById('panel-open').dataset.drawn === String(r.id);
+        return !tokenizer || drawn ? { state: t.state, error: t.error } : false;
+      },
+      loads,
+      { timeout: 60000 },
+    )
+    .then((h) => h.jsonValue());
+}
+
+/** Waits until the run after run `before` has ended and is drawn (or has failed). */
+function runSettled(page, before) {
+  return page.waitForFunction(
+    (b) => {
+      const t = window.__openModel;
+      const r = t.run;
+      if (t.runError) return true;
+      return r && r.id > b && r.done && document.getElementById('panel-open').dataset.drawn === String(r.id);
+    },
+    before,
+    { timeout: 60000 },
+  );
+}
+
+/** Types a prompt (text or ids) and the number of new tokens, runs it, and waits until it is drawn. */
+async function runPrompt(page, { prompt, maxNew = 6 }) {
+  const before = await page.evaluate(() => window.__openModel.run?.id ?? 0);
+  await page.fill('[data-testid=om-prompt]', prompt);
+  if (await page.isVisible('[data-testid=om-max-new]')) await page.fill('[data-testid=om-max-new]', String(maxNew));
+  await page.click('[data-testid=om-run]');
+  await runSettled(page, before);
+  return page.evaluate(() => window.__openModel.run);
+}
+
+module.exports = {
+  FIXTURES,
+  fixtureFiles,
+  expectedOf,
+  nodeResult,
+  startFixtureServer,
+  openTab,
+  loadsEnded,
+  settled,
+  runSettled,
+  runPrompt,
+};
