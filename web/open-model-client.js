@@ -81,6 +81,7 @@ export function startOpenModelWorker({
       else {
         const error = reviveError(msg.error);
         error.cancelled = msg.cancelled;
+        error.memory = msg.memory;
         waiter.reject(error);
       }
     };

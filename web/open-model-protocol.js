@@ -10,7 +10,7 @@
 //   { type: 'load', id, url }                        a checkpoint folder's URL, ending in /
 //     → { type: 'progress', id, file, loaded, total, memory }        as the bytes arrive
 //     → { type: 'loaded', id, config, hasTokenizer, files: [{ name, bytes }], memory, ms }
-//     | { type: 'load-failed', id, error, cancelled }
+//     | { type: 'load-failed', id, error, cancelled, memory }
 //   { type: 'cancel', id }                           aborts load `id` (or stops run `id`)
 //   { type: 'run', id, text | ids, maxNew, temperature, topK, seed }
 //     a decoder → { type: 'prompt', id, ids, labels, attention }    the prompt but its last token, fed at once

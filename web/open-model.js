@@ -4,16 +4,17 @@
 // the package's views (open-model-views.js). The page's thread never reads the weights: it picks
 // the files (open-model-files.js) and posts them as they are. window.__openModel for tests.
 import { showErrors } from './status.js';
-import { el } from './dom.js';
 import { buildOpenModelPanel } from './open-model-panel.js';
-import { checkpointUrl, filesFromDrop, pickCheckpoint, sizeText } from './open-model-files.js';
+import { pickCheckpoint, sizeText } from './open-model-files.js';
+import { bindSources } from './open-model-sources.js';
+import { bindRunForm, fitRunForm, readRunForm } from './open-model-prompt.js';
+import { drawRunText } from './open-model-text.js';
 import { startOpenModelWorker } from './open-model-client.js';
 import { OPEN } from './open-model-protocol.js';
 import { addPrompt, addToken, createRun, finishRun, shownAttention } from './open-model-run.js';
 import { createOpenModelViews } from './open-model-views.js';
 import { endText, factsText, loadErrorText, memoryText, progressText, runErrorText } from './open-model-words.js';
 
-const DEFAULT_PROMPT = { decoder: 'Once upon a time', encoder: 'The cat sat on the [MASK].' };
 // While tokens stream in, the maps are redrawn at most this often (the text at every frame).
 const MAPS_EVERY_MS = 200;
 
@@ -95,6 +96,7 @@ function createOpenModelTab(panel) {
     views.clear();
     s.model = null;
     s.run = null;
+    s.runId++; // what a run of the old model still sends is not drawn
     test.config = null;
     $.model.hidden = true;
     $.views.hidden = true;
@@ -140,8 +142,12 @@ function createOpenModelTab(panel) {
       opened(loaded, where);
     } catch (e) {
       if (loadId !== s.loadId) return;
-      setState(e.cancelled ? 'cancelled' : 'failed');
       $.status.textContent = '';
+      if (e.memory) {
+        test.memory = e.memory;
+        $.memory.textContent = memoryText(e.memory, null);
+      }
+      setState(e.cancelled ? 'cancelled' : 'failed');
       showError(loadErrorText(e, where));
     } finally {
       if (loadId === s.loadId) {
@@ -164,71 +170,21 @@ function createOpenModelTab(panel) {
     $.memory.textContent = memoryText(loaded.memory, bytes);
     $.facts.textContent = factsText(c);
     $['files-list'].textContent = `Files: ${loaded.files.map((f) => `${f.name} (${sizeText(f.bytes)})`).join(', ')}.`;
-    const decoder = c.causal;
-    for (const key of ['max-new', 'decoding', 'temperature', 'top-k', 'seed'])
-      $[key].closest('label').hidden = !decoder;
-    $.stop.hidden = !decoder;
-    $.run.textContent = decoder ? 'Generate' : 'Encode';
-    const help = $['prompt-help'];
-    if (loaded.hasTokenizer) {
-      $['prompt-label'].textContent = 'Prompt (Ctrl+Enter runs)';
-      $.prompt.value = decoder ? DEFAULT_PROMPT.decoder : DEFAULT_PROMPT.encoder;
-      help.hidden = true;
-    } else {
-      $['prompt-label'].textContent = 'Token ids (Ctrl+Enter runs)';
-      $.prompt.value = '';
-      $.prompt.placeholder = `e.g. 1 2 3 (0 … ${c.vocabSize - 1})`;
-      help.hidden = false;
-      help.textContent =
-        'This checkpoint came without tokenizer.json, so the page cannot turn text into tokens or tokens into text. ' +
-        `Type token ids instead (whole numbers from 0 to ${c.vocabSize - 1}, separated by spaces or commas), ` +
-        'or open the folder again together with its tokenizer.json.';
-    }
+    fitRunForm($, loaded);
     $.model.hidden = false;
     setState('ready');
     if (loaded.hasTokenizer) runPrompt();
   }
 
-  /** The prompt as the worker takes it: text, or ids typed by the user (checked here). */
-  function promptRequest() {
-    const c = s.model.config;
-    const raw = $.prompt.value;
-    if (s.model.hasTokenizer) {
-      if (raw.trim() === '') return { problem: 'Type a prompt first.' };
-      return { request: { text: raw } };
-    }
-    const parts = raw.split(/[\s,]+/).filter(Boolean);
-    if (parts.length === 0) return { problem: `Type token ids (whole numbers from 0 to ${c.vocabSize - 1}).` };
-    const bad = parts.find((p) => !/^\d+$/.test(p) || Number(p) >= c.vocabSize);
-    if (bad !== undefined) {
-      return {
-        problem: `“${bad}” is not a token id of this model: ids are whole numbers from 0 to ${c.vocabSize - 1}.`,
-      };
-    }
-    return { request: { ids: parts.map(Number) } };
-  }
-
-  function decoding() {
-    const sample = $.decoding.value === 'sample';
-    const number = (node, fallback) => (Number.isFinite(node.valueAsNumber) ? node.valueAsNumber : fallback);
-    return {
-      maxNew: Math.max(0, Math.min(256, Math.floor(number($['max-new'], 16)))),
-      temperature: sample ? Math.max(0.05, number($.temperature, 0.8)) : 0,
-      topK: sample ? Math.max(0, Math.floor(number($['top-k'], 0))) : 0,
-      seed: Math.floor(number($.seed, 1)),
-    };
-  }
-
   async function runPrompt() {
     if (!s.model) return;
-    const asked = promptRequest();
+    const asked = readRunForm($, s.model);
     test.runError = asked.problem ?? null;
     showErrors($['run-error'], asked.problem ? [asked.problem] : []);
     if (asked.problem) return;
     const worker = await engine();
     const c = s.model.config;
-    const settings = c.causal ? decoding() : {};
-    const request = { ...asked.request, maxNew: 0, temperature: 0, topK: 0, seed: 1, ...settings };
+    const { request } = asked;
     const runId = ++s.runId;
     let run = null;
     $['run-status'].textContent = c.causal ? 'Generating…' : 'Encoding…';
@@ -276,7 +232,7 @@ function createOpenModelTab(panel) {
   function draw() {
     const run = s.run;
     if (!run) return;
-    drawTokens(run);
+    drawRunText($, run, s.model.config.causal);
     const now = performance.now();
     if (!run.done && now - s.mapsAt < MAPS_EVERY_MS) {
       schedule();
@@ -287,49 +243,6 @@ function createOpenModelTab(panel) {
     $.views.hidden = shown.n === 0;
     views.draw(shown, s.model.config);
     panel.dataset.drawn = String(run.done ? run.id : 0);
-  }
-
-  function drawTokens(run) {
-    $.tokens.replaceChildren(
-      ...run.labels.map((label, i) =>
-        el(
-          'span',
-          {
-            class: i < run.promptLength ? 'token' : 'token generated',
-            'data-testid': 'om-token',
-            'data-id': run.ids[i],
-          },
-          el('small', { text: String(run.ids[i]) }),
-          label,
-        ),
-      ),
-    );
-    const continuation = run.text ?? (run.pieces.every((p) => p !== null) ? run.pieces.join('') : null);
-    $.output.hidden = !(s.model.config.causal && continuation !== null);
-    $.output.textContent = continuation === null ? '' : `Continuation: ${continuation}`;
-    drawPredictions(run);
-  }
-
-  function drawPredictions(run) {
-    const box = $.predictions;
-    box.hidden = !run.predictions;
-    if (!run.predictions) return;
-    box.replaceChildren(
-      el('h3', { text: 'What the masked-LM head puts at each position (its best three)' }),
-      el(
-        'ol',
-        { class: 'om-predictions' },
-        ...run.predictions.map((best, i) =>
-          el(
-            'li',
-            { 'data-testid': 'om-prediction', 'data-id': best[0].id },
-            el('b', { text: run.labels[i] }),
-            ' → ',
-            best.map((b) => `${b.label} ${(100 * b.prob).toFixed(1)} %`).join(' · '),
-          ),
-        ),
-      ),
-    );
   }
 
   /** What was given is no checkpoint: the page says why, and shows no model. */
@@ -354,54 +267,12 @@ function createOpenModelTab(panel) {
     await load({ files: picked.checkpoint }, { where, fileBytes: picked.bytes });
   }
 
-  $.folder.addEventListener('change', () => openFiles(Array.from($.folder.files), 'the chosen folder'));
-  $.files.addEventListener('change', () => openFiles(Array.from($.files.files), 'the chosen files'));
-  panel.addEventListener('dragover', (e) => {
-    if (!e.dataTransfer?.types.includes('Files')) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-    $.drop.classList.add('over');
+  bindSources($, panel, {
+    files: openFiles,
+    url: (url) => load({ url }, { where: url, fileBytes: null }),
+    problem: refuse,
   });
-  panel.addEventListener('dragleave', (e) => {
-    if (!panel.contains(e.relatedTarget)) $.drop.classList.remove('over');
-  });
-  panel.addEventListener('drop', async (e) => {
-    e.preventDefault();
-    $.drop.classList.remove('over');
-    let files;
-    try {
-      files = await filesFromDrop(e.dataTransfer);
-    } catch (err) {
-      refuse(`The dropped files could not be read — ${err.name}: ${err.message}.`);
-      return;
-    }
-    await openFiles(files, 'the dropped files');
-  });
-  $['url-form'].addEventListener('submit', (e) => {
-    e.preventDefault();
-    const typed = checkpointUrl($.url.value, location.href);
-    if (typed.problem) {
-      refuse(typed.problem);
-      return;
-    }
-    load({ url: typed.url }, { where: typed.url, fileBytes: null });
-  });
-  $['run-form'].addEventListener('submit', (e) => {
-    e.preventDefault();
-    runPrompt();
-  });
-  $.prompt.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-      e.preventDefault();
-      runPrompt();
-    }
-  });
-  const syncDecoding = () => {
-    const sample = $.decoding.value === 'sample';
-    for (const key of ['temperature', 'top-k', 'seed']) $[key].disabled = !sample;
-  };
-  $.decoding.addEventListener('change', syncDecoding);
-  syncDecoding();
+  bindRunForm($, runPrompt);
   setState('idle');
   return test;
 }
