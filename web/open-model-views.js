@@ -2,7 +2,12 @@
 // ones the poem tab uses: createModelView for every layer × head, createHeatmap for the picked
 // head, createHeadView for its layer. Knows nothing of workers or the engine: it takes a run's
 // shown attention (open-model-run.js's shownAttention) and draws it.
-import { createHeatmap, createHeadView, createModelView } from '../viz/index.mjs';
+// The views are imported when the first run is drawn: the tab's loading works (and says what
+// failed) even where they cannot load, and a page that never opens a model never fetches them.
+export const VIZ_URL = new URL('../viz/index.mjs', import.meta.url);
+
+let viz = null; // a Promise of the module at VIZ_URL
+const views = () => (viz ??= import(VIZ_URL.href));
 
 /**
  * @param {{ modelView: HTMLElement, heatmap: HTMLElement, headView: HTMLElement, title: HTMLElement }} where
@@ -14,11 +19,12 @@ export function createOpenModelViews(where, onSelect) {
   let headView = null;
   let pick = { layer: 0, head: 0 };
   let shownHead = null; // what the heatmap was given: { layer, head, weights, tokens }
+  let epoch = 0; // clear() counts up: a draw that waited for the views across it draws nothing
 
   const headWeights = (shown, layer, head) =>
     shown.attention[layer].subarray(head * shown.n * shown.n, (head + 1) * shown.n * shown.n);
 
-  function drawHead(shown, causal) {
+  function drawHead({ createHeatmap, createHeadView }, shown, causal) {
     const { layer, head } = pick;
     const title = `Layer ${layer + 1}, head ${head + 1}`;
     where.title.textContent = `${title}: weights, query (row) → key (column)`;
@@ -34,25 +40,28 @@ export function createOpenModelViews(where, onSelect) {
   let last = null;
   return {
     /**
-     * Draws (or redraws) everything for the run's rows now in.
+     * Draws (or redraws) everything for the run's rows now in; rejects when the views cannot load.
      * @param {{ n, attention, tokens }} shown   per layer [heads, n, n]
      * @param {{ numKvHeads: number, causal: boolean }} config
      */
-    draw(shown, config) {
-      last = { shown, config };
+    async draw(shown, config) {
+      const asked = epoch;
+      const v = await views();
+      if (asked !== epoch) return;
+      last = { v, shown, config };
       if (shown.n === 0) return;
       const data = { attention: shown.attention, tokens: shown.tokens, numKvHeads: config.numKvHeads };
       if (model) model.update(data);
       else
-        model = createModelView(where.modelView, {
+        model = v.createModelView(where.modelView, {
           ...data,
           onSelect: (p) => {
             pick = { layer: p.layer, head: p.head };
-            if (last) drawHead(last.shown, last.config.causal);
+            if (last) drawHead(last.v, last.shown, last.config.causal);
             onSelect(pick);
           },
         });
-      drawHead(shown, config.causal);
+      drawHead(v, shown, config.causal);
     },
     get pick() {
       return pick;
@@ -68,6 +77,7 @@ export function createOpenModelViews(where, onSelect) {
       pick = { layer: 0, head: 0 };
       last = null;
       shownHead = null;
+      epoch++;
     },
   };
 }

@@ -12,7 +12,7 @@ import { drawRunText } from './open-model-text.js';
 import { startOpenModelWorker } from './open-model-client.js';
 import { OPEN } from './open-model-protocol.js';
 import { addPrompt, addToken, createRun, finishRun, shownAttention } from './open-model-run.js';
-import { createOpenModelViews } from './open-model-views.js';
+import { VIZ_URL, createOpenModelViews } from './open-model-views.js';
 import { endText, factsText, loadErrorText, memoryText, progressText, runErrorText } from './open-model-words.js';
 
 // While tokens stream in, the maps are redrawn at most this often (the text at every frame).
@@ -240,9 +240,18 @@ function createOpenModelTab(panel) {
     }
     s.mapsAt = now;
     const shown = shownAttention(run);
-    $.views.hidden = shown.n === 0;
-    views.draw(shown, s.model.config);
-    panel.dataset.drawn = String(run.done ? run.id : 0);
+    const runId = s.runId;
+    $.views.hidden = shown.n === 0; // shown before drawing: the views fit the width they are given
+    views.draw(shown, s.model.config).then(
+      () => {
+        if (runId !== s.runId) return;
+        panel.dataset.drawn = String(run.done ? run.id : 0);
+      },
+      (e) => {
+        test.runError = `The attention views (wasm-attention/viz) could not be loaded from ${VIZ_URL.pathname} — ${e.name}: ${e.message}.`;
+        showErrors($['run-error'], [test.runError]);
+      },
+    );
   }
 
   /** What was given is no checkpoint: the page says why, and shows no model. */
