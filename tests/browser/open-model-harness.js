@@ -24,7 +24,7 @@ const expectedOf = (name) => JSON.parse(fs.readFileSync(path.join(FIXTURES, name
  * What the package gives in Node for a fixture: its greedy continuation (loadModel + generate), or for
  * an encoder the ids, and each position's best token where its best two logits are > 1e-3 apart.
  */
-async function nodeResult(name, prompt, { maxNewTokens = 6 } = {}) {
+async function nodeResult(name, prompt, { maxNewTokens = 6, sampling = {} } = {}) {
   const attn = await createAttention({ threads: 1 });
   try {
     const model = await loadModel(attn, path.join(FIXTURES, name));
@@ -40,7 +40,7 @@ async function nodeResult(name, prompt, { maxNewTokens = 6 } = {}) {
       return { ids: Array.from(ids), best };
     }
     const ids = typeof prompt === 'string' ? model.encode(prompt) : Int32Array.from(prompt);
-    const out = await model.generate(ids, { maxNewTokens });
+    const out = await model.generate(ids, { maxNewTokens, ...sampling });
     return { ids: Array.from(ids), newIds: Array.from(out.ids), text: out.text };
   } finally {
     attn.dispose();
@@ -131,10 +131,21 @@ function runSettled(page, before) {
   );
 }
 
-/** Types a prompt (text or ids) and the number of new tokens, runs it, and waits until it is drawn. */
-async function runPrompt(page, { prompt, maxNew = 6 }) {
+/**
+ * Types a prompt (text or ids), the number of new tokens and the decoding (greedy unless
+ * { temperature, topK, seed } are given), runs it, and waits until it is drawn.
+ */
+async function runPrompt(page, { prompt, maxNew = 6, sampling = null }) {
   const before = await page.evaluate(() => window.__openModel.run?.id ?? 0);
   await page.fill('[data-testid=om-prompt]', prompt);
+  if (await page.isVisible('[data-testid=om-decoding]')) {
+    await page.selectOption('[data-testid=om-decoding]', sampling ? 'sample' : 'greedy');
+    if (sampling) {
+      await page.fill('[data-testid=om-temperature]', String(sampling.temperature));
+      await page.fill('[data-testid=om-top-k]', String(sampling.topK));
+      await page.fill('[data-testid=om-seed]', String(sampling.seed));
+    }
+  }
   if (await page.isVisible('[data-testid=om-max-new]')) await page.fill('[data-testid=om-max-new]', String(maxNew));
   await page.click('[data-testid=om-run]');
   await runSettled(page, before);

@@ -108,6 +108,21 @@ test('several files in the file input: gpt2 opens, and its greedy continuation i
   expect(await page.textContent('[data-testid=om-facts]')).toContain('gpt2, a decoder');
 });
 
+test('sampling with a temperature, top-k and a seed draws the tokens generate draws in Node with them', async () => {
+  const { prompt } = expectedOf('gpt2');
+  const sampling = { temperature: 1.3, topK: 50, seed: 7 };
+  const [want, greedy] = await Promise.all([
+    nodeResult('gpt2', prompt, { maxNewTokens: 12, sampling }),
+    nodeResult('gpt2', prompt, { maxNewTokens: 12 }),
+  ]);
+  expect(want.newIds).not.toEqual(greedy.newIds); // the sampling options change what is drawn
+  const run = await runPrompt(page, { prompt, maxNew: 12, sampling });
+  expect(run.newIds).toEqual(want.newIds);
+  expect(run.text).toBe(want.text);
+  const again = await runPrompt(page, { prompt, maxNew: 12 });
+  expect(again.newIds).toEqual(greedy.newIds);
+});
+
 test('picking a head draws that head: its weights in the heatmap, its layer in the head view', async () => {
   const first = await page.evaluate(() => window.__openModel.head);
   expect([first.layer, first.head]).toEqual([0, 0]);
