@@ -3,6 +3,7 @@
 // a second server on another origin (as the Hub is), and the page's tab driven like a user does.
 const fs = require('node:fs');
 const http = require('node:http');
+const os = require('node:os');
 const path = require('node:path');
 const { createAttention, loadModel } = require('wasm-attention');
 
@@ -27,7 +28,7 @@ const expectedOf = (name) => JSON.parse(fs.readFileSync(path.join(FIXTURES, name
 async function nodeResult(name, prompt, { maxNewTokens = 6, sampling = {} } = {}) {
   const attn = await createAttention({ threads: 1 });
   try {
-    const model = await loadModel(attn, path.join(FIXTURES, name));
+    const model = await loadModel(attn, path.isAbsolute(name) ? name : path.join(FIXTURES, name));
     if (!model.config.causal) {
       const ids = model.encode(prompt);
       const { logits } = model.forward(ids, { logits: 'all' });
@@ -45,6 +46,78 @@ async function nodeResult(name, prompt, { maxNewTokens = 6, sampling = {} } = {}
   } finally {
     attn.dispose();
   }
+}
+
+/** A .safetensors file of float32 tensors: { name: { shape, data: Float32Array } }. */
+function safetensorsBytes(tensors) {
+  const header = {};
+  let offset = 0;
+  for (const [name, { shape, data }] of Object.entries(tensors)) {
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + data.byteLength] };
+    offset += data.byteLength;
+  }
+  let json = Buffer.from(JSON.stringify(header));
+  json = Buffer.concat([json, Buffer.alloc((8 - (json.length % 8)) % 8, 0x20)]); // data 8-byte aligned
+  const out = Buffer.alloc(8 + json.length + offset);
+  out.writeBigUInt64LE(BigInt(json.length), 0);
+  json.copy(out, 8);
+  let at = 8 + json.length;
+  for (const { data } of Object.values(tensors)) {
+    Buffer.from(data.buffer, data.byteOffset, data.byteLength).copy(out, at);
+    at += data.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Writes a random gpt2 checkpoint (config.json and model.safetensors, no tokenizer) into a new
+ * folder; returns its path. Weights uniform in ±scale from a seeded generator, norms at 1 and 0.
+ */
+function writeRandomGpt2({ layers, hidden, heads, vocab, positions, seed = 1, scale = 0.08 }) {
+  let state = seed >>> 0;
+  const random = (n, s = scale) =>
+    Float32Array.from({ length: n }, () => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return (state / 2 ** 32 - 0.5) * 2 * s;
+    });
+  const filled = (n, v) => new Float32Array(n).fill(v);
+  const E = hidden;
+  const t = (shape, data) => ({ shape, data });
+  const tensors = {
+    'wte.weight': t([vocab, E], random(vocab * E, 0.5)),
+    'wpe.weight': t([positions, E], random(positions * E)),
+  };
+  for (let l = 0; l < layers; l++) {
+    const p = `h.${l}.`;
+    Object.assign(tensors, {
+      [`${p}ln_1.weight`]: t([E], filled(E, 1)),
+      [`${p}ln_1.bias`]: t([E], filled(E, 0)),
+      [`${p}attn.c_attn.weight`]: t([E, 3 * E], random(E * 3 * E)),
+      [`${p}attn.c_attn.bias`]: t([3 * E], random(3 * E)),
+      [`${p}attn.c_proj.weight`]: t([E, E], random(E * E)),
+      [`${p}attn.c_proj.bias`]: t([E], random(E)),
+      [`${p}ln_2.weight`]: t([E], filled(E, 1)),
+      [`${p}ln_2.bias`]: t([E], filled(E, 0)),
+      [`${p}mlp.c_fc.weight`]: t([E, 4 * E], random(E * 4 * E)),
+      [`${p}mlp.c_fc.bias`]: t([4 * E], random(4 * E)),
+      [`${p}mlp.c_proj.weight`]: t([4 * E, E], random(4 * E * E)),
+      [`${p}mlp.c_proj.bias`]: t([E], random(E)),
+    });
+  }
+  tensors['ln_f.weight'] = t([E], filled(E, 1));
+  tensors['ln_f.bias'] = t([E], filled(E, 0));
+  const config = {
+    model_type: 'gpt2',
+    n_embd: E,
+    n_head: heads,
+    n_layer: layers,
+    n_positions: positions,
+    vocab_size: vocab,
+  };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'open-model-gpt2-'));
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
+  fs.writeFileSync(path.join(dir, 'model.safetensors'), safetensorsBytes(tensors));
+  return dir;
 }
 
 /**
@@ -153,6 +226,7 @@ async function runPrompt(page, { prompt, maxNew = 6, sampling = null }) {
 }
 
 module.exports = {
+  writeRandomGpt2,
   FIXTURES,
   fixtureFiles,
   expectedOf,

@@ -15,6 +15,8 @@ const {
   loadsEnded,
   settled,
   runPrompt,
+  runSettled,
+  writeRandomGpt2,
 } = require('./open-model-harness');
 
 let server;
@@ -315,6 +317,38 @@ test('Hugging Face addresses become the folder loadModel reads; what is no web a
     },
     { problem: 'Type the URL of a model folder first.' },
   ]);
+});
+
+test('a checkpoint made by this test (gpt2, 4 layers, 15 MB, no tokenizer): Stop ends a long generation, every token drawn', async () => {
+  const dir = writeRandomGpt2({ layers: 4, hidden: 256, heads: 4, vocab: 2048, positions: 512, seed: 3 });
+  try {
+    const opened = await openFiles([path.join(dir, 'config.json'), path.join(dir, 'model.safetensors')]);
+    expect(opened).toEqual({ state: 'ready', error: null });
+    expect(await page.textContent('[data-testid=om-facts]')).toContain('4 layers × 4 heads');
+    const before = await page.evaluate(() => window.__openModel.run?.id ?? 0);
+    await page.fill('[data-testid=om-prompt]', '5 6 7');
+    await page.fill('[data-testid=om-max-new]', '256');
+    await page.click('[data-testid=om-run]');
+    await page.waitForFunction((b) => {
+      const r = window.__openModel.run;
+      return r && r.id > b && r.ids.length >= r.promptLength + 3;
+    }, before);
+    await page.click('[data-testid=om-stop]');
+    await runSettled(page, before);
+    const run = await page.evaluate(() => window.__openModel.run);
+    expect(run.reason).toBe('stopped');
+    expect(run.newIds.length).toBeGreaterThanOrEqual(3);
+    expect(run.newIds.length).toBeLessThan(256);
+    expect(run.rows).toBe(run.ids.length);
+    expect(await page.textContent('[data-testid=om-run-status]')).toMatch(/^\d+ new tokens?: stopped, /);
+    expect(await thumbs()).toEqual(everyHead({ numLayers: 4, numHeads: 4 }));
+    await expectRowsAreDistributions(true);
+    // The tokens before the stop are those generate gives in Node.
+    const want = await nodeResult(dir, [5, 6, 7], { maxNewTokens: run.newIds.length });
+    expect(run.newIds).toEqual(want.newIds);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('no console error, failed request or page error while opening and running the models', () => {
