@@ -5,7 +5,7 @@
 // pattern (a diagonal, one bright key) survives being shown smaller than a pixel per cell, where
 // plain down-scaling would drop it. When the same weights come back with one more query row (a
 // token generated), only the pooled row that holds it is coloured again (one putImageData a level).
-import { MASK_RGBA, WEIGHT_LUT, lutIndex } from './colour-scale.mjs';
+import { MASK_CSS, MASK_RGBA, WEIGHT_LUT, lutIndex } from './colour-scale.mjs';
 
 const ROW_CAPACITY_STEP = 64;
 
@@ -113,6 +113,7 @@ export function createMapImage() {
       }
       values = weights;
       const oldT = T;
+      const oldS = S;
       T = t;
       S = s;
       causal = isCausal;
@@ -123,6 +124,12 @@ export function createMapImage() {
       for (const level of levels.values()) {
         grow(level);
         const r = Math.floor(oldT / level.f);
+        // A new key column is masked for every old row: one fill, the colour those pixels need.
+        const col = Math.ceil(oldS / level.f);
+        if (Math.ceil(S / level.f) > col && r > 0) {
+          level.ctx.fillStyle = MASK_CSS;
+          level.ctx.fillRect(col, 0, 1, r);
+        }
         paintRows(level, r, r + 1);
       }
       return 'append';
