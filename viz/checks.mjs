@@ -67,24 +67,26 @@ export function checkKnown(view, options, known) {
 
 /**
  * `attention` as the model returns it: an array over layers of Float32Array [numHeads, T, T]
- * with T = tokens.length. Returns numHeads (the same in every layer).
+ * with T = tokens.length, null for a layer that was not asked for (at least one is there).
+ * Returns numHeads (the same in every layer).
  */
 export function checkAttention(view, attention, tokens) {
-  if (!Array.isArray(attention) || attention.length === 0)
+  if (!Array.isArray(attention) || !attention.some((a) => a != null))
     throw new TypeError(
-      `${view}: attention must be a non-empty array over layers of Float32Array [numHeads, T, T], got ${describe(attention)}`,
+      `${view}: attention must be an array over layers of Float32Array [numHeads, T, T] (null for a layer not computed), got ${describe(attention)}`,
     );
   const cells = tokens.length * tokens.length;
   let heads = 0;
   attention.forEach((layer, l) => {
+    if (layer == null) return;
     checkFloat32(view, `attention[${l}]`, layer);
     if (layer.length === 0 || layer.length % cells !== 0)
       throw new RangeError(
         `${view}: attention[${l}] must hold numHeads × ${tokens.length} × ${tokens.length} weights (tokens.length = ${tokens.length}), got ${layer.length}`,
       );
     const h = layer.length / cells;
-    if (l > 0 && h !== heads)
-      throw new RangeError(`${view}: attention[${l}] has ${h} heads, expected ${heads} as attention[0]`);
+    if (heads > 0 && h !== heads)
+      throw new RangeError(`${view}: attention[${l}] has ${h} heads, expected ${heads} as the layers before it`);
     heads = h;
   });
   return heads;

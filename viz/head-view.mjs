@@ -28,6 +28,8 @@ function validate(o) {
   if (typeof o.layer !== 'number' || !Number.isInteger(o.layer))
     throw new TypeError(`${VIEW}: layer must be an integer, got ${describe(o.layer)}`);
   checkIndex(VIEW, 'layer', o.layer, 0, o.attention.length - 1);
+  if (o.attention[o.layer] == null)
+    throw new RangeError(`${VIEW}: layer ${o.layer} was not computed (attention[${o.layer}] is null)`);
   return heads;
 }
 

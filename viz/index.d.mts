@@ -11,9 +11,9 @@ export interface VizView<Options> {
 export interface HeatmapOptions {
   /** Row-major weights [T, S]: T = queryTokens.length, S = keyTokens.length. */
   weights: Float32Array;
-  queryTokens: string[];
+  queryTokens: readonly string[];
   /** Defaults to queryTokens. */
-  keyTokens?: string[];
+  keyTokens?: readonly string[];
   /** Masks key j for query i when j > i + S − T (the queries are the last T positions). Default false. */
   causal?: boolean;
   title?: string;
@@ -28,18 +28,18 @@ export interface HeatmapOptions {
 }
 
 export interface HeadViewOptions {
-  /** An array over layers of Float32Array [numHeads, T, T], as model.forward(…, { attention: true }) returns. */
-  attention: Float32Array[];
+  /** An array over layers of Float32Array [numHeads, T, T], as model.forward(…, { attention: true }) returns (null: a layer not computed; the drawn one must be there). */
+  attention: ReadonlyArray<Float32Array | null>;
   /** T tokens. */
-  tokens: string[];
+  tokens: readonly string[];
   /** The layer drawn, from 0. Default 0. */
   layer?: number;
 }
 
 export interface ModelViewOptions {
-  /** An array over layers of Float32Array [numHeads, T, T]. */
-  attention: Float32Array[];
-  tokens: string[];
+  /** An array over layers of Float32Array [numHeads, T, T]; null for a layer not computed (it gets no row). */
+  attention: ReadonlyArray<Float32Array | null>;
+  tokens: readonly string[];
   /** K/V heads (grouped-query attention): numHeads / numKvHeads consecutive heads share one. Default numHeads. */
   numKvHeads?: number;
   /** Called on a click, Enter or Space on a thumbnail; layer and head count from 0. */

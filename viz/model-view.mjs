@@ -88,8 +88,9 @@ export function createModelView(element, options) {
 
   function build() {
     const { heads, kv } = shape;
+    const present = o.attention.map((a, l) => (a ? l : -1)).filter((l) => l >= 0);
     const layers = o.attention.length;
-    const key = `${layers}x${heads}/${kv}`;
+    const key = `${present.join(',')}x${heads}/${kv}`;
     if (key === builtShape) return;
     for (const row of cells) for (const c of row) c.thumb.dispose();
     const size = heads / kv;
@@ -107,6 +108,10 @@ export function createModelView(element, options) {
     const rows = [];
     for (let l = 0; l < layers; l++) {
       const row = [];
+      if (!o.attention[l]) {
+        cells.push(row);
+        continue;
+      }
       const groups = [];
       for (let g = 0; g < kv; g++) {
         const members = [];
@@ -151,7 +156,7 @@ export function createModelView(element, options) {
     grid.replaceChildren(...rows);
     grid.style.gridTemplateColumns = `${ROW_HEADER_PX}px repeat(${kv}, max-content)`;
     builtShape = key;
-    if (active.layer >= layers || active.head >= heads) active = { layer: 0, head: 0 };
+    if (!o.attention[active.layer] || active.head >= heads) active = { layer: present[0], head: 0 };
     setActive(active, false);
   }
 
@@ -172,14 +177,16 @@ export function createModelView(element, options) {
 
   function setData() {
     const T = o.tokens.length;
-    const causal = looksCausal(o.attention[0], T);
+    const present = o.attention.filter(Boolean);
+    const causal = looksCausal(present[0], T);
     const cellsPerHead = T * T;
     o.attention.forEach((layer, l) =>
       cells[l].forEach((c, h) =>
         c.thumb.setData(layer.subarray(h * cellsPerHead, (h + 1) * cellsPerHead), T, T, causal),
       ),
     );
-    summary.textContent = `${o.attention.length} layers × ${shape.heads} heads, ${T} tokens`;
+    const some = present.length < o.attention.length ? ` (of ${o.attention.length})` : '';
+    summary.textContent = `${present.length} layers${some} × ${shape.heads} heads, ${T} tokens`;
     grid.setAttribute(
       'aria-label',
       `Attention maps of every layer and head (${T} tokens). Arrow keys move between maps; Enter opens one.`,
@@ -198,6 +205,16 @@ export function createModelView(element, options) {
     );
   }
 
+  // The drawn layer nearest to l going in direction `towards` (layers not computed have no row).
+  function nearestLayer(l, towards) {
+    const drawn = o.attention.map((a, k) => (a ? k : -1)).filter((k) => k >= 0);
+    const clamped = Math.max(drawn[0], Math.min(drawn[drawn.length - 1], l));
+    if (o.attention[clamped]) return clamped;
+    const step = towards < 0 ? -1 : 1;
+    for (let k = clamped; k >= 0 && k < o.attention.length; k += step) if (o.attention[k]) return k;
+    return active.layer;
+  }
+
   function pick(layer, head) {
     setActive({ layer, head }, false);
     if (o.onSelect) o.onSelect({ layer, head });
@@ -209,7 +226,7 @@ export function createModelView(element, options) {
   });
   tracker.on(grid, 'keydown', (e) => {
     if (e.altKey || e.metaKey) return;
-    const layers = cells.length;
+    const layers = o.attention.length;
     const heads = shape.heads;
     const { layer, head } = active;
     const moves = {
@@ -225,7 +242,7 @@ export function createModelView(element, options) {
     if (moves[e.key]) {
       e.preventDefault();
       const [l, h] = moves[e.key];
-      setActive({ layer: Math.max(0, Math.min(layers - 1, l)), head: Math.max(0, Math.min(heads - 1, h)) }, true);
+      setActive({ layer: nearestLayer(l, l - layer), head: Math.max(0, Math.min(heads - 1, h)) }, true);
     } else if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       pick(layer, head);

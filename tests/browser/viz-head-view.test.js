@@ -134,6 +134,7 @@ test('bad arguments name the option, the expectation and the value', async () =>
       shape: () => m.viz.createHeadView(host, { attention: att, tokens: ['a', 'b'] }),
       layer: () => m.viz.createHeadView(host, { attention: att, tokens: ['a', 'b', 'c'], layer: 2 }),
       layerType: () => m.viz.createHeadView(host, { attention: att, tokens: ['a', 'b', 'c'], layer: '1' }),
+      absent: () => m.viz.createHeadView(host, { attention: [att[0], null], tokens: ['a', 'b', 'c'], layer: 1 }),
     };
     return Object.fromEntries(
       Object.entries(tries).map(([k, f]) => {
@@ -147,12 +148,13 @@ test('bad arguments name the option, the expectation and the value', async () =>
     );
   });
   expect(errors.attention).toMatch(
-    /^TypeError: createHeadView: attention must be a non-empty array over layers.*got a Float32Array/,
+    /^TypeError: createHeadView: attention must be an array over layers.*got a Float32Array/,
   );
   expect(errors.shape).toMatch(
     /^RangeError: createHeadView: attention\[0\] must hold numHeads × 2 × 2 weights.*got 18/,
   );
   expect(errors.layer).toMatch(/^RangeError: createHeadView: layer must be from 0 to 1, got 2/);
+  expect(errors.absent).toMatch(/^RangeError: createHeadView: layer 1 was not computed \(attention\[1\] is null\)/);
   expect(errors.layerType).toMatch(/^TypeError: createHeadView: layer must be an integer, got the string "1"/);
 });
 

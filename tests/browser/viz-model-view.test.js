@@ -130,6 +130,34 @@ test('incremental: a token appended colours one row per thumbnail; the selection
   expect(result.selected).toEqual(['Layer 1, head 3, K/V head 1 (shared by heads 2–3)']);
 });
 
+test('layers not computed (null, as forward gives for attention: { layers }) have no row; keys skip them', async () => {
+  const result = await runInPage(page, MODULES, (m) => {
+    const [a, b] = m.t.attentionOf(2, 2, 5);
+    const picks = [];
+    m.viz.createModelView(m.t.mount(600), {
+      attention: [null, a, null, b],
+      tokens: m.t.tokens(5),
+      onSelect: (p) => picks.push(p),
+    });
+    const first = document.querySelector('[data-testid=viz-thumb][tabindex="0"]');
+    first.focus();
+    first.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
+    document.activeElement.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    return {
+      rows: Array.from(document.querySelectorAll('[role=rowheader]'), (n) => n.textContent),
+      summary: document.querySelector('.wa-viz-title').textContent,
+      first: first.getAttribute('aria-label'),
+      picks,
+    };
+  });
+  expect(result).toEqual({
+    rows: ['layer 1', 'layer 3'],
+    summary: '2 layers (of 4) × 2 heads, 5 tokens',
+    first: 'Layer 1, head 0',
+    picks: [{ layer: 3, head: 0 }],
+  });
+});
+
 test('update keeps the rest; dispose removes every element and listener it added', async () => {
   const result = await runInPage(page, MODULES, (m) => {
     const listeners = m.t.spyListeners();
@@ -173,7 +201,7 @@ test('bad arguments name the option, the expectation and the value', async () =>
   expect(errors.kvType).toMatch(/^TypeError: createModelView: numKvHeads must be an integer, got the string "2"/);
   expect(errors.onSelect).toMatch(/^TypeError: createModelView: onSelect must be a function, got the string "go"/);
   expect(errors.heads).toMatch(
-    /^RangeError: createModelView: attention\[1\] has 1 heads, expected 4 as attention\[0\]/,
+    /^RangeError: createModelView: attention\[1\] has 1 heads, expected 4 as the layers before it/,
   );
 });
 
