@@ -33,6 +33,16 @@ console.log(JSON.stringify({ names: Object.keys(viz).sort(), types: Object.value
   });
 });
 
+test("Node: require('wasm-attention/viz') gives the same three functions (dist/viz.cjs)", () => {
+  const script = path.join(tmp, 'use.cjs');
+  fs.writeFileSync(script, "console.log(JSON.stringify(Object.keys(require('wasm-attention/viz')).sort()));\n");
+  expect(JSON.parse(execFileSync(process.execPath, [script], { cwd: tmp, encoding: 'utf8' }))).toEqual([
+    'createHeadView',
+    'createHeatmap',
+    'createModelView',
+  ]);
+});
+
 test('no viz module imports anything outside viz/ (no engine, no demo code)', () => {
   const dir = path.join(ROOT, 'viz');
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.mjs'))) {
