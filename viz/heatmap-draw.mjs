@@ -158,6 +158,18 @@ function drawColLabels(ctx, L, labels, emphasised) {
   return drawn;
 }
 
+/**
+ * A row brought forward from elsewhere (a token hovered outside the map): the other rows under a
+ * light veil, the row itself untouched, so it stands out at any row height and on every colour.
+ */
+export function veilOtherRows(ctx, L, i) {
+  const top = Math.max(L.gy, L.y0 + i * L.cell);
+  const bottom = Math.min(L.gy + L.gh, L.y0 + (i + 1) * L.cell);
+  ctx.fillStyle = 'rgba(255, 255, 255, 0.55)';
+  if (top > L.gy) ctx.fillRect(L.gx, L.gy, L.gw, top - L.gy);
+  if (bottom < L.gy + L.gh) ctx.fillRect(L.gx, bottom, L.gw, L.gy + L.gh - bottom);
+}
+
 // The hovered row stays visible at any row height: lines are drawn outside it (above and
 // below, over the neighbouring rows), and a bar beside the grid marks it at ≥ 5 px.
 export function drawRowMarker(ctx, L, i, colour) {
@@ -223,7 +235,9 @@ export function paint(ctx, L, state) {
   ctx.strokeRect(L.gx - 0.5, L.gy - 0.5, L.gw + 1, L.gh + 1);
 
   const at = state.hover ?? state.cursor;
-  const row = at ? at.i : (state.highlightRow ?? -1);
+  const lit = state.highlightRow ?? -1;
+  if (!at && lit >= 0 && lit < L.T) veilOtherRows(ctx, L, lit);
+  const row = at ? at.i : lit;
   if (row >= 0 && row < L.T) drawRowMarker(ctx, L, row, '#c0392b');
   if (at) drawColMarker(ctx, L, at.j, '#c0392b');
   if (state.cursor) drawCursor(ctx, L, state.cursor);

@@ -45,6 +45,12 @@ function validate(o, element) {
   checkIndex(VIEW, 'highlightRow', o.highlightRow, -1, Number.MAX_SAFE_INTEGER);
   checkFunction(VIEW, 'onHover', o.onHover);
   checkFunction(VIEW, 'onSelect', o.onSelect);
+  if (o.cursor != null) {
+    if (typeof o.cursor !== 'object')
+      throw new TypeError(`${VIEW}: cursor must be { query, key } or null, got ${describe(o.cursor)}`);
+    checkIndex(VIEW, 'cursor.query', o.cursor.query, 0, o.queryTokens.length - 1);
+    checkIndex(VIEW, 'cursor.key', o.cursor.key, 0, o.keyTokens.length - 1);
+  }
   if (o.height !== undefined && !(typeof o.height === 'number' && o.height >= 40 && Number.isFinite(o.height)))
     throw new RangeError(`${VIEW}: height must be a number of CSS pixels ≥ 40, got ${describe(o.height)}`);
   void element;
@@ -80,6 +86,8 @@ export function createHeatmap(element, options) {
   checkKnown(VIEW, options, KNOWN);
   let o = { causal: false, highlightRow: -1, ...options, keyTokens: options.keyTokens ?? options.queryTokens };
   validate(o, element);
+  const initialCursor = o.cursor ? { i: o.cursor.query, j: o.cursor.key } : null;
+  delete o.cursor;
   ensureStyles(element.ownerDocument);
 
   const tracker = createTracker();
@@ -114,8 +122,8 @@ export function createHeatmap(element, options) {
   let zoom = 1;
   let pan = { row: 0, col: 0 };
   let hover = null;
-  let cursor = null; // shown while the canvas has focus
-  let lastCell = { i: 0, j: 0 };
+  let cursor = initialCursor; // shown while the canvas has focus (or the page sets it)
+  let lastCell = initialCursor ?? { i: 0, j: 0 };
   let layout = null;
   let disposed = false;
 
@@ -187,6 +195,7 @@ export function createHeatmap(element, options) {
       grid: { x: layout.gx, y: layout.gy, width: layout.gw, height: layout.gh },
       zoom: layout.zoom,
       pan: layout.pan,
+      highlightRow: o.highlightRow >= 0 && o.highlightRow < layout.T ? o.highlightRow : -1,
       rowLabelStep: layout.rowStep,
       colLabelStep: layout.colStep,
       rowLabelsDrawn: drawn.rowLabels,
@@ -280,7 +289,17 @@ export function createHeatmap(element, options) {
         next.keyTokens = data.queryTokens;
       validate(next, element);
       o = next;
+      if ('cursor' in data) {
+        // The page moves the keyboard cursor itself (e.g. to a row it picked): show it there.
+        cursor = data.cursor ? { i: data.cursor.query, j: data.cursor.key } : null;
+        if (cursor) lastCell = cursor;
+      }
+      delete o.cursor;
       setData();
+      if (cursor && 'cursor' in data) {
+        pan = layout ? panToShow(layout, cursor.i, cursor.j) : pan;
+        show(cursor, 'keyboard');
+      }
       draw();
     },
     dispose() {

@@ -25,6 +25,8 @@ export interface HeatmapOptions {
   onSelect?: (cell: { query: number; key: number }) => void;
   /** Extension: the grid's height at zoom 1 in CSS pixels (default: 70 % of the window, at most the width). */
   height?: number;
+  /** Extension: puts the keyboard cursor on a cell (read out, panned into view); null hides it. */
+  cursor?: { query: number; key: number } | null;
 }
 
 export interface HeadViewOptions {

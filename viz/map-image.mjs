@@ -100,6 +100,7 @@ export function createMapImage() {
      * with a causal mask; only that row coloured) or 'full' (every cached level dropped).
      */
     setData(weights, t, s, isCausal) {
+      if (weights === values && t === T && s === S && isCausal === causal) return 'same';
       const appended =
         values !== null &&
         isCausal === causal &&

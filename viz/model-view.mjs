@@ -116,7 +116,12 @@ export function createModelView(element, options) {
       for (let g = 0; g < kv; g++) {
         const members = [];
         for (let h = g * size; h < (g + 1) * size; h++) {
-          const canvas = el('canvas', { 'aria-hidden': 'true', 'data-testid': 'viz-thumb-map' });
+          const canvas = el('canvas', {
+            'aria-hidden': 'true',
+            'data-testid': 'thumb-map',
+            'data-layer': String(l),
+            'data-head': String(h),
+          });
           const groupText = kv < heads ? `, K/V head ${g} (shared by ${headRange(g, size)})` : '';
           const node = el(
             'div',
@@ -129,7 +134,7 @@ export function createModelView(element, options) {
               'data-layer': String(l),
               'data-head': String(h),
               'data-kv-head': String(g),
-              'data-testid': 'viz-thumb',
+              'data-testid': 'thumb',
             },
             canvas,
             el('div', { 'aria-hidden': 'true', text: `L${l} H${h}` }),

@@ -1,6 +1,6 @@
 // One model-view thumbnail: a whole map in a small square canvas, with the same kept levels,
 // mask and row marker as the heatmap (and so the same incremental drawing).
-import { drawCells, drawMask, drawRowMarker } from './heatmap-draw.mjs';
+import { drawCells, drawMask, drawRowMarker, veilOtherRows } from './heatmap-draw.mjs';
 import { MARKER_PX } from './heatmap-layout.mjs';
 import { createMapImage } from './map-image.mjs';
 
@@ -49,8 +49,20 @@ export function createThumbnail(canvas) {
       ctx.clearRect(0, 0, width, height);
       drawCells(ctx, L, image, dpr);
       if (causal) drawMask(ctx, L);
-      if (highlightRow >= 0 && highlightRow < T) drawRowMarker(ctx, L, highlightRow, '#c0392b');
-      canvas.dataset.layout = JSON.stringify({ x0: 1, y0: 1, cellWidth: cell, cellHeight: cell, rows: T, cols: S });
+      const lit = highlightRow >= 0 && highlightRow < T ? highlightRow : -1;
+      if (lit >= 0) {
+        veilOtherRows(ctx, L, lit);
+        drawRowMarker(ctx, L, lit, '#c0392b');
+      }
+      canvas.dataset.layout = JSON.stringify({
+        x0: 1,
+        y0: 1,
+        cellWidth: cell,
+        cellHeight: cell,
+        rows: T,
+        cols: S,
+        highlightRow: lit,
+      });
     },
     dispose() {
       image.dispose();

@@ -43,7 +43,7 @@ const focused = () =>
 
 test('a labelled, drawn thumbnail per layer × head; K/V groups named in text and each accessible name', async () => {
   await makeView(3, 8, 2, 16);
-  const thumbs = page.locator('[data-testid=viz-thumb]');
+  const thumbs = page.locator('[data-testid=thumb]');
   expect(await thumbs.count()).toBe(24);
   expect(await thumbs.nth(13).innerText()).toBe('L1 H5');
   expect(await thumbs.nth(13).getAttribute('aria-label')).toBe('Layer 1, head 5, K/V head 1 (shared by heads 4–7)');
@@ -52,12 +52,12 @@ test('a labelled, drawn thumbnail per layer × head; K/V groups named in text an
   );
   // Each group is one framed box per layer.
   expect(await page.locator('.wa-viz-group').count()).toBe(6);
-  const pixels = await canvasPixels(page, '[data-testid=viz-thumb-map]');
+  const pixels = await canvasPixels(page, '[data-testid=thumb-map]');
   expect(pixels).toHaveLength(24);
   for (const p of pixels) expect(p.distinct).toBeGreaterThan(5);
   // Different heads, different maps.
   const shots = await page.evaluate(() =>
-    Array.from(document.querySelectorAll('[data-testid=viz-thumb-map]'), (c) => c.toDataURL()),
+    Array.from(document.querySelectorAll('[data-testid=thumb-map]'), (c) => c.toDataURL()),
   );
   expect(new Set(shots).size).toBe(24);
 });
@@ -65,12 +65,12 @@ test('a labelled, drawn thumbnail per layer × head; K/V groups named in text an
 test('without grouped heads there are no group names; every head its own K/V head', async () => {
   await makeView(1, 4, 4, 6);
   expect(await page.locator('[data-testid=viz-kv-groups]').innerText()).toBe('');
-  expect(await page.locator('[data-testid=viz-thumb]').nth(2).getAttribute('aria-label')).toBe('Layer 0, head 2');
+  expect(await page.locator('[data-testid=thumb]').nth(2).getAttribute('aria-label')).toBe('Layer 0, head 2');
 });
 
 test('one tab stop: Tab reaches the grid once, arrows/Home/End/PageDown move, Enter and click call onSelect', async () => {
   await makeView(4, 6, 3, 10);
-  expect(await page.locator('[data-testid=viz-thumb][tabindex="0"]').count()).toBe(1);
+  expect(await page.locator('[data-testid=thumb][tabindex="0"]').count()).toBe(1);
   await page.getByRole('button', { name: 'before' }).focus();
   await page.keyboard.press('Tab');
   expect(await focused()).toEqual({ layer: 0, head: 0 });
@@ -85,11 +85,11 @@ test('one tab stop: Tab reaches the grid once, arrows/Home/End/PageDown move, En
   await page.keyboard.press('Home');
   await page.keyboard.press('Enter');
   expect(await picks()).toEqual([{ layer: 3, head: 0 }]);
-  expect(await page.locator('[data-testid=viz-thumb][tabindex="0"]').count()).toBe(1);
+  expect(await page.locator('[data-testid=thumb][tabindex="0"]').count()).toBe(1);
   // Leaving the grid takes one Tab too.
   await page.keyboard.press('Tab');
   expect(await focused()).not.toEqual(expect.objectContaining({ layer: expect.any(Number) }));
-  await page.locator('[data-testid=viz-thumb][data-layer="2"][data-head="4"]').click();
+  await page.locator('[data-testid=thumb][data-layer="2"][data-head="4"]').click();
   expect(await picks()).toEqual([
     { layer: 3, head: 0 },
     { layer: 2, head: 4 },
@@ -139,7 +139,7 @@ test('layers not computed (null, as forward gives for attention: { layers }) hav
       tokens: m.t.tokens(5),
       onSelect: (p) => picks.push(p),
     });
-    const first = document.querySelector('[data-testid=viz-thumb][tabindex="0"]');
+    const first = document.querySelector('[data-testid=thumb][tabindex="0"]');
     first.focus();
     first.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
     document.activeElement.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
@@ -164,7 +164,7 @@ test('update keeps the rest; dispose removes every element and listener it added
     const host = m.t.mount(600);
     const view = m.viz.createModelView(host, { attention: m.t.attentionOf(2, 2, 5), tokens: m.t.tokens(5) });
     view.update({ attention: m.t.attentionOf(3, 2, 5, 7) });
-    const thumbs = host.querySelectorAll('[data-testid=viz-thumb]').length;
+    const thumbs = host.querySelectorAll('[data-testid=thumb]').length;
     const added = listeners.live();
     view.dispose();
     const out = { thumbs, added, left: listeners.live(), children: host.children.length };
@@ -207,6 +207,6 @@ test('bad arguments name the option, the expectation and the value', async () =>
 
 test('axe-core finds no violations with the grid focused', async () => {
   await makeView(2, 4, 2, 8);
-  await page.locator('[data-testid=viz-thumb][tabindex="0"]').focus();
+  await page.locator('[data-testid=thumb][tabindex="0"]').focus();
   expect(await axeViolations(page)).toEqual([]);
 });
