@@ -33,6 +33,7 @@ const KNOWN = [
   'onHover',
   'onSelect',
   'height',
+  'cursor',
 ];
 const ZOOM_STEP = 1.5;
 

@@ -48,6 +48,8 @@ export interface ModelViewOptions {
   onSelect?: (pick: { layer: number; head: number }) => void;
   /** Extension: a query row marked in every thumbnail; −1 for none. */
   highlightRow?: number;
+  /** Extension: visible layer, head and K/V head numbers count from 0 (default, as attention is indexed) or 1; onSelect is always 0-based. */
+  numberFrom?: 0 | 1;
   /** Extension: the thumbnail shown as selected (aria-selected), or null. */
   selected?: { layer: number; head: number } | null;
 }

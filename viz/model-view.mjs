@@ -15,13 +15,15 @@ import {
 } from './checks.mjs';
 import { createTracker, el, onWidthChange } from './dom.mjs';
 import { legend } from './legend.mjs';
+import { MARKER_PX } from './heatmap-layout.mjs';
 import { ensureStyles } from './styles.mjs';
 import { createThumbnail } from './thumbnail.mjs';
 
 const VIEW = 'createModelView';
-const KNOWN = ['attention', 'tokens', 'numKvHeads', 'onSelect', 'highlightRow', 'selected'];
+const KNOWN = ['attention', 'tokens', 'numKvHeads', 'onSelect', 'highlightRow', 'selected', 'numberFrom'];
 const ROW_HEADER_PX = 54;
 const MIN_THUMB = 36;
+const THUMB_EXTRA_PX = 11;
 const MAX_THUMB = 120;
 
 function validate(o) {
@@ -33,6 +35,8 @@ function validate(o) {
   if (kv < 1 || kv > heads || heads % kv !== 0)
     throw new RangeError(`${VIEW}: numKvHeads must divide the ${heads} heads (1 … ${heads}), got ${kv}`);
   checkFunction(VIEW, 'onSelect', o.onSelect);
+  if (o.numberFrom !== undefined && o.numberFrom !== 0 && o.numberFrom !== 1)
+    throw new RangeError(`${VIEW}: numberFrom must be 0 or 1, got ${describe(o.numberFrom)}`);
   checkIndex(VIEW, 'highlightRow', o.highlightRow, -1, Number.MAX_SAFE_INTEGER);
   if (o.selected != null) {
     if (typeof o.selected !== 'object')
@@ -50,7 +54,9 @@ function looksCausal(weights, T) {
   return true;
 }
 
-const headRange = (g, size) => (size === 1 ? `head ${g * size}` : `heads ${g * size}–${g * size + size - 1}`);
+// Visible numbers count from `base` (0, as attention is indexed, or 1); onSelect always from 0.
+const headRange = (g, size, base) =>
+  size === 1 ? `head ${g * size + base}` : `heads ${g * size + base}–${g * size + size - 1 + base}`;
 
 /**
  * @param {HTMLElement} element
@@ -90,7 +96,8 @@ export function createModelView(element, options) {
     const { heads, kv } = shape;
     const present = o.attention.map((a, l) => (a ? l : -1)).filter((l) => l >= 0);
     const layers = o.attention.length;
-    const key = `${present.join(',')}x${heads}/${kv}`;
+    const base = o.numberFrom ?? 0;
+    const key = `${present.join(',')}x${heads}/${kv}/${base}`;
     if (key === builtShape) return;
     for (const row of cells) for (const c of row) c.thumb.dispose();
     const size = heads / kv;
@@ -99,7 +106,7 @@ export function createModelView(element, options) {
         ? [
             el('span', { text: `Grouped-query attention: ${heads} query heads share ${kv} K/V heads, ${size} each:` }),
             ...Array.from({ length: kv }, (_, g) =>
-              el('span', { class: 'wa-viz-groupname', text: `K/V head ${g}: ${headRange(g, size)}` }),
+              el('span', { class: 'wa-viz-groupname', text: `K/V head ${g + base}: ${headRange(g, size, base)}` }),
             ),
           ]
         : []),
@@ -122,7 +129,7 @@ export function createModelView(element, options) {
             'data-layer': String(l),
             'data-head': String(h),
           });
-          const groupText = kv < heads ? `, K/V head ${g} (shared by ${headRange(g, size)})` : '';
+          const groupText = kv < heads ? `, K/V head ${g + base} (shared by ${headRange(g, size, base)})` : '';
           const node = el(
             'div',
             {
@@ -130,21 +137,25 @@ export function createModelView(element, options) {
               role: 'gridcell',
               tabindex: '-1',
               'aria-selected': 'false',
-              'aria-label': `Layer ${l}, head ${h}${groupText}`,
+              'aria-label': `Layer ${l + base}, head ${h + base}${groupText}`,
               'data-layer': String(l),
               'data-head': String(h),
               'data-kv-head': String(g),
               'data-testid': 'thumb',
             },
             canvas,
-            el('div', { 'aria-hidden': 'true', text: `L${l} H${h}` }),
+            el('div', { 'aria-hidden': 'true', text: `L${l + base} H${h + base}` }),
           );
           row.push({ node, thumb: createThumbnail(canvas) });
           members.push(node);
         }
         groups.push(
           kv < heads
-            ? el('div', { class: 'wa-viz-group', title: `K/V head ${g}: ${headRange(g, size)}` }, ...members)
+            ? el(
+                'div',
+                { class: 'wa-viz-group', title: `K/V head ${g + base}: ${headRange(g, size, base)}` },
+                ...members,
+              )
             : el('div', { class: 'wa-viz-group wa-viz-group-plain' }, ...members),
         );
       }
@@ -153,7 +164,7 @@ export function createModelView(element, options) {
         el(
           'div',
           { role: 'row', class: 'wa-viz-row' },
-          el('div', { role: 'rowheader', class: 'wa-viz-rowhead', text: `layer ${l}` }),
+          el('div', { role: 'rowheader', class: 'wa-viz-rowhead', text: `layer ${l + base}` }),
           ...groups,
         ),
       );
@@ -176,7 +187,8 @@ export function createModelView(element, options) {
 
   function thumbSize() {
     const { heads, kv } = shape;
-    const room = (element.clientWidth || 600) - ROW_HEADER_PX - kv * 14 - heads * 10;
+    // Each thumbnail adds its border, padding, gap and the row marker's margin; each group its frame.
+    const room = (element.clientWidth || 600) - ROW_HEADER_PX - 10 - kv * 16 - heads * (THUMB_EXTRA_PX + MARKER_PX);
     return Math.max(MIN_THUMB, Math.min(MAX_THUMB, Math.floor(room / heads)));
   }
 
