@@ -205,13 +205,14 @@ async function cellCenter(page, selector, i, j) {
 
 /**
  * A package folder as a static host would serve it: web/, lib/ (the rules the page shares with the
- * package), scripts/serve.mjs and the given other folders of the repository (e.g. ['dist'], never
+ * package), viz/ (the views the page draws with), scripts/serve.mjs and the given other folders of the repository (e.g. ['dist'], never
  * models/ unless asked). Serves it and opens a new page of `browser` watched for problems:
  * { url, page, problems, close() }.
  */
 async function packageFolderPage(browser, folders) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-package-'));
-  for (const f of ['web', 'lib', ...folders]) fs.cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true });
+  for (const f of ['web', 'lib', 'viz', ...folders])
+    fs.cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true });
   fs.mkdirSync(path.join(dir, 'scripts'));
   fs.copyFileSync(SERVE, path.join(dir, 'scripts', 'serve.mjs'));
   const server = await startServer({ script: path.join(dir, 'scripts', 'serve.mjs') });
