@@ -26,9 +26,15 @@ export function createOpenModelViews(where, onSelect) {
 
   function drawHead({ createHeatmap, createHeadView }, shown, causal) {
     const { layer, head } = pick;
-    const title = `Layer ${layer + 1}, head ${head + 1}`;
-    where.title.textContent = `${title}: weights, query (row) → key (column)`;
-    const map = { weights: headWeights(shown, layer, head), queryTokens: shown.tokens, causal, title };
+    // counted from 0, as the model view and the head view count them (and attention is indexed)
+    where.title.textContent = `Layer ${layer}, head ${head}: weights, query (row) → key (column)`;
+    const map = {
+      weights: headWeights(shown, layer, head),
+      queryTokens: shown.tokens,
+      causal,
+      // the query row under the pointer is marked in every thumbnail too
+      onHover: (cell) => model?.update({ highlightRow: cell ? cell.query : -1 }),
+    };
     shownHead = { layer, head, weights: map.weights, tokens: shown.tokens };
     if (heatmap) heatmap.update(map);
     else heatmap = createHeatmap(where.heatmap, map);
@@ -50,13 +56,20 @@ export function createOpenModelViews(where, onSelect) {
       if (asked !== epoch) return;
       last = { v, shown, config };
       if (shown.n === 0) return;
-      const data = { attention: shown.attention, tokens: shown.tokens, numKvHeads: config.numKvHeads };
+      const data = {
+        attention: shown.attention,
+        tokens: shown.tokens,
+        numKvHeads: config.numKvHeads,
+        selected: pick,
+        highlightRow: -1,
+      };
       if (model) model.update(data);
       else
         model = v.createModelView(where.modelView, {
           ...data,
           onSelect: (p) => {
             pick = { layer: p.layer, head: p.head };
+            model.update({ selected: pick });
             if (last) drawHead(last.v, last.shown, last.config.causal);
             onSelect(pick);
           },

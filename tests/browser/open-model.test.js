@@ -47,7 +47,7 @@ async function openFiles(files, selector = '[data-testid=om-files]') {
 /** The thumbnails drawn, as [layer, head] pairs. */
 const thumbs = () =>
   page.evaluate(() =>
-    Array.from(document.querySelectorAll('[data-testid=om-model-view] [data-testid=viz-thumb]'), (t) => [
+    Array.from(document.querySelectorAll('[data-testid=om-model-view] [data-testid=thumb]'), (t) => [
       Number(t.dataset.layer),
       Number(t.dataset.head),
     ]),
@@ -128,12 +128,24 @@ test('sampling with a temperature, top-k and a seed draws the tokens generate dr
 test('picking a head draws that head: its weights in the heatmap, its layer in the head view', async () => {
   const first = await page.evaluate(() => window.__openModel.head);
   expect([first.layer, first.head]).toEqual([0, 0]);
-  await page.click('[data-testid=om-model-view] [data-testid=viz-thumb][data-layer="1"][data-head="2"]');
+  await page.click('[data-testid=om-model-view] [data-testid=thumb][data-layer="1"][data-head="2"]');
   await page.waitForFunction(() => window.__openModel.head?.layer === 1 && window.__openModel.head?.head === 2);
   const r = await page.evaluate(() => ({ head: window.__openModel.head, matrix: window.__openModel.matrix(1, 2) }));
   expect(r.head.weights).toEqual(r.matrix);
   expect(r.head.weights).not.toEqual(first.weights);
-  expect(await page.textContent('[data-testid=om-head-title]')).toContain('Layer 2, head 3');
+  expect(await page.textContent('[data-testid=om-head-title]')).toBe(
+    'Layer 1, head 2: weights, query (row) → key (column)',
+  );
+  // The heatmap holds a row and a column per token; the head view shows layer 1.
+  const n = await page.evaluate(() => window.__openModel.run.rows);
+  const layout = JSON.parse(
+    await page.getAttribute('[data-testid=om-heatmap] [data-testid=viz-heatmap-canvas]', 'data-layout'),
+  );
+  expect([layout.rows, layout.cols]).toEqual([n, n]);
+  expect(await page.getAttribute('[data-testid=om-head-view] [data-testid=viz-head-canvas]', 'aria-label')).toMatch(
+    new RegExp(`^Head view of layer 1: ${n} tokens`),
+  );
+  expect(await page.getAttribute('[data-testid=thumb][data-layer="1"][data-head="2"]', 'aria-selected')).toBe('true');
 });
 
 test('a sharded llama (two shards and their index) dropped as files: greedy tokens as in Node', async () => {
@@ -329,11 +341,20 @@ test('a checkpoint made by this test (gpt2, 4 layers, 15 MB, no tokenizer): Stop
     await page.fill('[data-testid=om-prompt]', '5 6 7');
     await page.fill('[data-testid=om-max-new]', '256');
     await page.click('[data-testid=om-run]');
-    await page.waitForFunction((b) => {
-      const r = window.__openModel.run;
-      return r && r.id > b && r.ids.length >= r.promptLength + 3;
-    }, before);
-    await page.click('[data-testid=om-stop]');
+    // Stop, clicked in the page as soon as three new tokens are there (no round trip to the test).
+    await page.evaluate(
+      (b) =>
+        new Promise((resolve) => {
+          const check = () => {
+            const r = window.__openModel.run;
+            if (!(r && r.id > b && r.ids.length >= r.promptLength + 3)) return setTimeout(check, 0);
+            document.querySelector('[data-testid=om-stop]').click();
+            return resolve();
+          };
+          check();
+        }),
+      before,
+    );
     await runSettled(page, before);
     const run = await page.evaluate(() => window.__openModel.run);
     expect(run.reason).toBe('stopped');
