@@ -9,8 +9,16 @@ import { checkpointUrl, filesFromDrop } from './open-model-files.js';
  * @param {{ files(files: File[], how: string), url(url: string), problem(text: string) }} on
  */
 export function bindSources($, panel, on) {
-  $.folder.addEventListener('change', () => on.files(Array.from($.folder.files), 'the chosen folder'));
-  $.files.addEventListener('change', () => on.files(Array.from($.files.files), 'the chosen files'));
+  for (const [input, how] of [
+    [$.folder, 'the chosen folder'],
+    [$.files, 'the chosen files'],
+  ]) {
+    input.addEventListener('change', () => {
+      const files = Array.from(input.files);
+      input.value = ''; // choosing the same files again (after fixing them on disk) opens them again
+      on.files(files, how);
+    });
+  }
   panel.addEventListener('dragover', (e) => {
     if (!e.dataTransfer?.types.includes('Files')) return;
     e.preventDefault();

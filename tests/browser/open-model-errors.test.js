@@ -4,7 +4,7 @@
 // page working again afterwards; axe-core and a 390 px phone.
 const fs = require('node:fs');
 const path = require('node:path');
-const { startServer, launchBrowser, watchProblems, axeViolations } = require('./harness');
+const { watchProblems, axeViolations } = require('./harness');
 const {
   FIXTURES,
   fixtureFiles,
@@ -13,24 +13,14 @@ const {
   loadsEnded,
   settled,
   runPrompt,
+  tabSession,
 } = require('./open-model-harness');
 
-let server;
-let browser;
+const session = tabSession();
 let page;
 let problems;
-
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  page = browser.page;
-  problems = watchProblems(page);
-  await openTab(page, server.url);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+beforeAll(() => {
+  ({ page, problems } = session);
 });
 
 const file = (name, content) => ({
@@ -109,7 +99,7 @@ test('an address with no model: the page says it is not a model folder, and how 
   expect(r).toEqual({
     state: 'failed',
     error:
-      `No config.json at ${server.url}no/model/here/: that address is not a model folder (one holding config.json ` +
+      `No config.json at ${session.server.url}no/model/here/: that address is not a model folder (one holding config.json ` +
       'and its weights). For a model on the Hugging Face Hub, give its page (https://huggingface.co/owner/name).',
   });
   // The browser logs the 404 itself; nothing else went wrong.
@@ -170,11 +160,11 @@ test('axe-core finds no violation on the tab with a model open, its maps drawn',
 });
 
 test('on a 390 px phone the tab fits: a model opens and runs without horizontal scrolling', async () => {
-  const phone = await browser.context.newPage();
+  const phone = await session.browser.context.newPage();
   const phoneProblems = watchProblems(phone);
   try {
     await phone.setViewportSize({ width: 390, height: 844 });
-    await openTab(phone, server.url);
+    await openTab(phone, session.server.url);
     const before = await phone.evaluate(() => window.__openModel.loads);
     await phone.setInputFiles('[data-testid=om-files]', fixtureFiles('gpt2'));
     expect(await settled(phone, before)).toEqual({ state: 'ready', error: null });

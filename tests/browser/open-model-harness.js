@@ -6,6 +6,7 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { createAttention, loadModel } = require('wasm-attention');
+const { startServer, launchBrowser, watchProblems } = require('./harness');
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'models');
 // The fixture folders also hold the float64 references: not part of a checkpoint.
@@ -159,10 +160,33 @@ function startFixtureServer({ stall = [] } = {}) {
   });
 }
 
+/** The fixture's files as the demo server serves them (URL paths), for drops made in the page. */
+const fixtureUrls = (name) => fixtureFiles(name).map((f) => `/tests/fixtures/models/${name}/${path.basename(f)}`);
+
 /** Opens the page on the "Open a model" tab. */
 async function openTab(page, url) {
   await page.goto(`${url}web/#open`);
   await page.waitForFunction(() => window.__openModel && window.__openModel.state === 'idle');
+}
+
+/**
+ * The demo server and a Chromium page on the tab, watched for problems, for a whole test file:
+ * call in its top level; the returned object's fields are filled before its first test.
+ */
+function tabSession() {
+  const session = { server: null, browser: null, page: null, problems: null };
+  beforeAll(async () => {
+    session.server = await startServer();
+    session.browser = await launchBrowser();
+    session.page = session.browser.page;
+    session.problems = watchProblems(session.page);
+    await openTab(session.page, session.server.url);
+  });
+  afterAll(async () => {
+    await session.browser?.close();
+    await session.server?.stop();
+  });
+  return session;
 }
 
 /** How many attempts to open a model have ended so far: give it to settled() before the next. */
@@ -226,6 +250,8 @@ async function runPrompt(page, { prompt, maxNew = 6, sampling = null }) {
 }
 
 module.exports = {
+  tabSession,
+  fixtureUrls,
   writeRandomGpt2,
   FIXTURES,
   fixtureFiles,

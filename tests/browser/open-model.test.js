@@ -4,37 +4,27 @@
 // head drawn, a picked head's map, a checkpoint without its tokenizer (token ids typed).
 const fs = require('node:fs');
 const path = require('node:path');
-const { startServer, launchBrowser, watchProblems, runInPage } = require('./harness');
+const { runInPage } = require('./harness');
 const {
   FIXTURES,
   fixtureFiles,
   expectedOf,
   nodeResult,
   startFixtureServer,
-  openTab,
   loadsEnded,
   settled,
   runPrompt,
   runSettled,
   writeRandomGpt2,
+  tabSession,
+  fixtureUrls,
 } = require('./open-model-harness');
 
-let server;
-let browser;
+const session = tabSession();
 let page;
 let problems;
-
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  page = browser.page;
-  problems = watchProblems(page);
-  await openTab(page, server.url);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+beforeAll(() => {
+  ({ page, problems } = session);
 });
 
 /** Gives the files to the file input (as a user choosing several) and waits until they are open. */
@@ -154,7 +144,7 @@ test('a sharded llama (two shards and their index) dropped as files: greedy toke
   const want = await nodeResult(name, prompt);
   const before = await loadsEnded(page);
   // A drop of files made by script: the page reads them from the DataTransfer.
-  const urls = fixtureFiles(name).map((f) => `/tests/fixtures/models/${name}/${path.basename(f)}`);
+  const urls = fixtureUrls(name);
   await page.evaluate(async (list) => {
     const dt = new DataTransfer();
     for (const u of list) dt.items.add(new File([await (await fetch(u)).blob()], u.split('/').pop()));
@@ -177,7 +167,7 @@ test('a folder dropped (walked through its entries, a subfolder too): mistral op
   const { prompt } = expectedOf(name);
   const want = await nodeResult(name, prompt);
   const before = await loadsEnded(page);
-  const urls = fixtureFiles(name).map((f) => `/tests/fixtures/models/${name}/${path.basename(f)}`);
+  const urls = fixtureUrls(name);
   // FileSystemEntry objects as Chromium gives them for a dropped folder (a drop made by script has
   // none): a folder with the checkpoint, a subfolder, and readEntries answering in two batches.
   await page.evaluate(
