@@ -124,13 +124,18 @@ function writeRandomGpt2({ layers, hidden, heads, vocab, positions, seed = 1, sc
 /**
  * A server on another origin (127.0.0.1 vs localhost would do; another port is enough), serving the
  * fixture folders with CORS as the Hub does. A file listed in `stall` sends half its bytes, then
- * waits until the request is aborted: loading progress and cancel can be seen.
+ * waits until the request is aborted: loading progress and cancel can be seen. Without `cors` the
+ * browser may not read what it sends; a path starting with one in `refuse` answers 401 (a gated model).
  */
-function startFixtureServer({ stall = [] } = {}) {
+function startFixtureServer({ stall = [], cors = true, refuse = [] } = {}) {
   const sockets = new Set();
   const server = http.createServer((req, res) => {
-    const headers = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+    const headers = cors ? { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' } : {};
     const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '');
+    if (refuse.some((prefix) => rel.startsWith(prefix))) {
+      res.writeHead(401, headers).end('a token is needed');
+      return;
+    }
     const file = path.join(FIXTURES, rel);
     if (!file.startsWith(FIXTURES + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       res.writeHead(404, headers).end('not found');
