@@ -6,7 +6,12 @@ function chips(run) {
   return run.labels.map((label, i) =>
     el(
       'span',
-      { class: i < run.promptLength ? 'token' : 'token generated', 'data-testid': 'om-token', 'data-id': run.ids[i] },
+      {
+        class: i < run.promptLength ? 'token' : 'token generated',
+        'data-testid': 'om-token',
+        'data-id': run.ids[i],
+        'data-position': i,
+      },
       el('small', { text: String(run.ids[i]) }),
       label,
     ),

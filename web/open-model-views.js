@@ -19,6 +19,7 @@ export function createOpenModelViews(where, onSelect) {
   let headView = null;
   let pick = { layer: 0, head: 0 };
   let shownHead = null; // what the heatmap was given: { layer, head, weights, tokens }
+  let highlight = -1; // the query row marked in every map (a token pointed at)
   let epoch = 0; // clear() counts up: a draw that waited for the views across it draws nothing
 
   const headWeights = (shown, layer, head) =>
@@ -32,6 +33,7 @@ export function createOpenModelViews(where, onSelect) {
       weights: headWeights(shown, layer, head),
       queryTokens: shown.tokens,
       causal,
+      highlightRow: highlight,
       // the query row under the pointer is marked in every thumbnail too
       onHover: (cell) => model?.update({ highlightRow: cell ? cell.query : -1 }),
     };
@@ -61,7 +63,7 @@ export function createOpenModelViews(where, onSelect) {
         tokens: shown.tokens,
         numKvHeads: config.numKvHeads,
         selected: pick,
-        highlightRow: -1,
+        highlightRow: highlight,
       };
       if (model) model.update(data);
       else
@@ -83,6 +85,12 @@ export function createOpenModelViews(where, onSelect) {
     get head() {
       return shownHead;
     },
+    /** Marks query row `row` in every map (−1: none), e.g. while its token is pointed at. */
+    highlight(row) {
+      highlight = row;
+      model?.update({ highlightRow: row });
+      heatmap?.update({ highlightRow: row });
+    },
     /** Removes every view (a new model was opened). */
     clear() {
       for (const v of [model, heatmap, headView]) v?.dispose();
@@ -90,6 +98,7 @@ export function createOpenModelViews(where, onSelect) {
       pick = { layer: 0, head: 0 };
       last = null;
       shownHead = null;
+      highlight = -1;
       epoch++;
     },
   };

@@ -282,6 +282,13 @@ function createOpenModelTab(panel) {
     problem: refuse,
   });
   bindRunForm($, runPrompt);
+  // A token pointed at: its row marked in every map (the chips are redrawn, so listen on their box).
+  $.tokens.addEventListener('pointerover', (e) => {
+    const chip = e.target.closest('[data-testid=om-token]');
+    const row = chip ? Number(chip.dataset.position) : -1;
+    views.highlight(s.run && row < s.run.rows ? row : -1);
+  });
+  $.tokens.addEventListener('pointerleave', () => views.highlight(-1));
   setState('idle');
   return test;
 }

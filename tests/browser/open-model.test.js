@@ -43,6 +43,10 @@ const thumbs = () =>
     ]),
   );
 
+// The heatmap of the picked head and every thumbnail: the maps that mark a pointed-at row.
+const MAPS =
+  '[data-testid=om-heatmap] [data-testid=viz-heatmap-canvas], [data-testid=om-model-view] [data-testid=thumb-map]';
+
 /** Every layer × head, in order. */
 const everyHead = ({ numLayers, numHeads }) =>
   Array.from({ length: numLayers * numHeads }, (_, k) => [Math.floor(k / numHeads), k % numHeads]);
@@ -115,7 +119,7 @@ test('sampling with a temperature, top-k and a seed draws the tokens generate dr
   expect(again.newIds).toEqual(greedy.newIds);
 });
 
-test('picking a head draws that head: its weights in the heatmap, its layer in the head view', async () => {
+test('picking a head draws that head: its weights in the heatmap, its layer in the head view; a token pointed at marks its row in every map', async () => {
   const first = await page.evaluate(() => window.__openModel.head);
   expect([first.layer, first.head]).toEqual([0, 0]);
   await page.click('[data-testid=om-model-view] [data-testid=thumb][data-layer="1"][data-head="2"]');
@@ -136,6 +140,24 @@ test('picking a head draws that head: its weights in the heatmap, its layer in t
     new RegExp(`^Head view of layer 1: ${n} tokens`),
   );
   expect(await page.getAttribute('[data-testid=thumb][data-layer="1"][data-head="2"]', 'aria-selected')).toBe('true');
+  // Pointing at a token marks its row in the heatmap and in every thumbnail.
+  const highlighted = () =>
+    page.evaluate(
+      (MAPS) => Array.from(document.querySelectorAll(MAPS), (c) => JSON.parse(c.dataset.layout).highlightRow),
+      MAPS,
+    );
+  await page.hover('[data-testid=om-token][data-position="3"]');
+  await page.waitForFunction(
+    (MAPS) => Array.from(document.querySelectorAll(MAPS)).every((c) => JSON.parse(c.dataset.layout).highlightRow === 3),
+    MAPS,
+  );
+  expect(await highlighted()).toEqual(Array(1 + 2 * 4).fill(3));
+  await page.mouse.move(0, 0);
+  await page.waitForFunction(
+    (MAPS) =>
+      Array.from(document.querySelectorAll(MAPS)).every((c) => JSON.parse(c.dataset.layout).highlightRow === -1),
+    MAPS,
+  );
 });
 
 test('a sharded llama (two shards and their index) dropped as files: greedy tokens as in Node', async () => {
