@@ -91,7 +91,7 @@ export function paintHeadView(ctx, L, { weights, heads, labels, focus }) {
       ctx.strokeStyle = headColour(h);
       buckets.forEach((pairs, b) => {
         if (pairs.length === 0) return;
-        ctx.globalAlpha = Math.min(1, 0.15 + (b + 1) / ALPHA_STEPS);
+        ctx.globalAlpha = (b + 0.5) / ALPHA_STEPS; // the weight: faint lines stay faint
         ctx.beginPath();
         for (let k = 0; k < pairs.length; k += 2) {
           ctx.moveTo(L.left, yOf(pairs[k]));

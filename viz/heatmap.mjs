@@ -8,13 +8,15 @@ import {
   checkFloat32,
   checkFunction,
   checkIndex,
+  checkNumberFrom,
   checkKnown,
   checkOptions,
   checkString,
   checkTokens,
+  checkUpdate,
   describe,
 } from './checks.mjs';
-import { createTracker, el, formatWeight, onWidthChange, tokenText } from './dom.mjs';
+import { createTracker, el, formatWeight, onWidthChange, tokenText, readoutLine, sizeCanvas } from './dom.mjs';
 import { FONT_FAMILY, paint } from './heatmap-draw.mjs';
 import { FONT_PX, MAX_LABEL_PX, cellAt, computeLayout, panForZoom, panToShow } from './heatmap-layout.mjs';
 import { attachHeatmapInput } from './heatmap-input.mjs';
@@ -34,6 +36,7 @@ const KNOWN = [
   'onSelect',
   'height',
   'cursor',
+  'numberFrom',
 ];
 const ZOOM_STEP = 1.5;
 
@@ -46,6 +49,7 @@ function validate(o, element) {
   checkIndex(VIEW, 'highlightRow', o.highlightRow, -1, Number.MAX_SAFE_INTEGER);
   checkFunction(VIEW, 'onHover', o.onHover);
   checkFunction(VIEW, 'onSelect', o.onSelect);
+  checkNumberFrom(VIEW, o.numberFrom);
   if (o.cursor != null) {
     if (typeof o.cursor !== 'object')
       throw new TypeError(`${VIEW}: cursor must be { query, key } or null, got ${describe(o.cursor)}`);
@@ -99,12 +103,7 @@ export function createHeatmap(element, options) {
   const zoomIn = el('button', { type: 'button', 'aria-label': 'Zoom in', text: '+' });
   const zoomFit = el('button', { type: 'button', 'aria-label': 'Zoom to fit the whole map', text: 'Fit' });
   const canvas = el('canvas', { tabindex: '0', role: 'img', 'data-testid': 'viz-heatmap-canvas' });
-  const readout = el('p', {
-    class: 'wa-viz-readout',
-    role: 'status',
-    'aria-live': 'polite',
-    'data-testid': 'viz-readout',
-  });
+  const readout = readoutLine();
   const root = tracker.root(
     el(
       'div',
@@ -163,15 +162,7 @@ export function createHeatmap(element, options) {
     });
     zoom = layout.zoom;
     pan = layout.pan;
-    const w = Math.round(layout.width * dpr);
-    const h = Math.round(layout.height * dpr);
-    if (canvas.width !== w || canvas.height !== h) {
-      canvas.width = w;
-      canvas.height = h;
-      canvas.style.width = `${layout.width}px`;
-      canvas.style.height = `${layout.height}px`;
-    }
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    sizeCanvas(canvas, ctx, layout.width, layout.height, dpr);
     const drawn = paint(ctx, layout, {
       image,
       causal: o.causal,
@@ -206,8 +197,9 @@ export function createHeatmap(element, options) {
   }
 
   function describeCell({ i, j }) {
-    const q = `query “${rowLabels[i]}” (#${i})`;
-    const k = `key “${colLabels[j]}” (#${j})`;
+    const base = o.numberFrom ?? 0;
+    const q = `query “${rowLabels[i]}” (#${i + base})`;
+    const k = `key “${colLabels[j]}” (#${j + base})`;
     if (isMasked(o.causal, i, j, o.queryTokens.length, o.keyTokens.length))
       return `${q} → ${k}: masked (a later token)`;
     return `${q} → ${k}: weight ${formatWeight(o.weights[i * o.keyTokens.length + j])}`;
@@ -282,9 +274,7 @@ export function createHeatmap(element, options) {
 
   return {
     update(data) {
-      if (disposed) throw new Error(`${VIEW}: update() after dispose()`);
-      checkOptions(VIEW, data);
-      checkKnown(VIEW, data, KNOWN);
+      checkUpdate(VIEW, disposed, data, KNOWN);
       const next = { ...o, ...data };
       if ('queryTokens' in data && !('keyTokens' in data) && o.keyTokens === o.queryTokens)
         next.keyTokens = data.queryTokens;

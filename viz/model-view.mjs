@@ -8,9 +8,11 @@ import {
   checkElement,
   checkFunction,
   checkIndex,
+  checkNumberFrom,
   checkKnown,
   checkOptions,
   checkTokens,
+  checkUpdate,
   describe,
 } from './checks.mjs';
 import { createTracker, el, onWidthChange } from './dom.mjs';
@@ -35,8 +37,7 @@ function validate(o) {
   if (kv < 1 || kv > heads || heads % kv !== 0)
     throw new RangeError(`${VIEW}: numKvHeads must divide the ${heads} heads (1 … ${heads}), got ${kv}`);
   checkFunction(VIEW, 'onSelect', o.onSelect);
-  if (o.numberFrom !== undefined && o.numberFrom !== 0 && o.numberFrom !== 1)
-    throw new RangeError(`${VIEW}: numberFrom must be 0 or 1, got ${describe(o.numberFrom)}`);
+  checkNumberFrom(VIEW, o.numberFrom);
   checkIndex(VIEW, 'highlightRow', o.highlightRow, -1, Number.MAX_SAFE_INTEGER);
   if (o.selected != null) {
     if (typeof o.selected !== 'object')
@@ -277,9 +278,7 @@ export function createModelView(element, options) {
 
   return {
     update(data) {
-      if (disposed) throw new Error(`${VIEW}: update() after dispose()`);
-      checkOptions(VIEW, data);
-      checkKnown(VIEW, data, KNOWN);
+      checkUpdate(VIEW, disposed, data, KNOWN);
       const next = { ...o, ...data };
       shape = validate(next);
       o = next;

@@ -1,19 +1,15 @@
 // wasm-attention/viz's createHeadView in Chromium: lines per head, head toggles, a token's own
 // lines on hover and by keyboard with the read-out, many tokens, update/dispose, errors, axe.
-const { axeViolations, blankPageSession, runInPage } = require('./harness');
+const { axeViolations, runInPage } = require('./harness');
+const { useBlankPage } = require('./viz-session');
 
 const MODULES = { viz: '/viz/index.mjs', t: '/tests/browser/viz-page.mjs' };
 const CANVAS = '[data-testid=viz-head-canvas]';
-let session;
+const session = useBlankPage();
 let page;
-
-beforeAll(async () => {
-  session = await blankPageSession();
+beforeAll(() => {
   page = session.page;
 });
-afterAll(() => session?.close());
-beforeEach(() => page.goto(`${session.server.url}tests/browser/blank.html`));
-afterEach(() => expect(session.problems).toEqual([]));
 
 function makeView(layers, heads, T, width = 600) {
   return runInPage(
@@ -136,16 +132,7 @@ test('bad arguments name the option, the expectation and the value', async () =>
       layerType: () => m.viz.createHeadView(host, { attention: att, tokens: ['a', 'b', 'c'], layer: '1' }),
       absent: () => m.viz.createHeadView(host, { attention: [att[0], null], tokens: ['a', 'b', 'c'], layer: 1 }),
     };
-    return Object.fromEntries(
-      Object.entries(tries).map(([k, f]) => {
-        try {
-          f();
-          return [k, 'no error'];
-        } catch (e) {
-          return [k, `${e.name}: ${e.message}`];
-        }
-      }),
-    );
+    return m.t.errorsOf(tries);
   });
   expect(errors.attention).toMatch(
     /^TypeError: createHeadView: attention must be an array over layers.*got a Float32Array/,

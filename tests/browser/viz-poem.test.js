@@ -151,6 +151,25 @@ for (const n of [53, 137]) {
   });
 }
 
+test('the opened head’s layer is also drawn as lines (the head view), a token’s own lines when pointed at', async () => {
+  await page.click('[data-testid=thumb][data-layer="2"][data-head="0"]');
+  await page.waitForFunction(() => window.__poem.stepsShown?.layer === 2);
+  const canvas = page.locator('#head-lines [data-testid=viz-head-canvas]');
+  expect(await page.locator('#head-lines .wa-viz-title').textContent()).toBe('Layer 3');
+  expect(await page.locator('#head-lines [data-testid=viz-head-toggle]').count()).toBe(CONFIG.num_attention_heads);
+  const all = JSON.parse(await canvas.getAttribute('data-layout'));
+  expect(all.lines).toBeGreaterThan(50);
+  const b = await canvas.boundingBox();
+  await page.mouse.move(b.x + 10, b.y + all.top + 4.5 * all.rowHeight);
+  const one = JSON.parse(await canvas.getAttribute('data-layout'));
+  expect(one.focus).toEqual({ side: 'query', i: 4 });
+  expect(one.lines).toBeLessThan(all.lines);
+  expect(await page.locator('#head-lines [data-testid=viz-readout]').textContent()).toMatch(
+    /^query “.” \(#5\) attends most to/,
+  );
+  await page.mouse.move(1, 1);
+});
+
 test('at 200 tokens each token colours one row per map: the grid is never coloured again whole', async () => {
   await page.evaluate(() => {
     const proto = CanvasRenderingContext2D.prototype;
