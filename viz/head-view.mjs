@@ -156,6 +156,7 @@ export function createHeadView(element, options) {
       labelStep: layout.labelStep,
       labelsDrawn: drawn.labelsDrawn,
       lines: drawn.lines,
+      minWeight: drawn.minWeight,
       focus: focus ?? null,
     });
   }
