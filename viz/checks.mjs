@@ -92,13 +92,6 @@ export function checkAttention(view, attention, tokens) {
   return heads;
 }
 
-/** update(data)'s own checks, before the merged options are validated as at creation. */
-export function checkUpdate(view, disposed, data, known) {
-  if (disposed) throw new Error(`${view}: update() after dispose()`);
-  checkOptions(view, data);
-  checkKnown(view, data, known);
-}
-
 /** Extension numberFrom: visible layer and head numbers from 0 (as attention is indexed) or 1. */
 export function checkNumberFrom(view, value) {
   if (value !== undefined && value !== 0 && value !== 1)

@@ -10,7 +10,6 @@ import {
   checkKnown,
   checkOptions,
   checkTokens,
-  checkUpdate,
   describe,
 } from './checks.mjs';
 import { headColour } from './colour-scale.mjs';
@@ -18,6 +17,7 @@ import { createTracker, el, formatWeight, onWidthChange, tokenText, readoutLine,
 import { FONT_FAMILY } from './heatmap-draw.mjs';
 import { HEAD_FONT_PX, headLayout, paintHeadView, tokenAt } from './head-view-draw.mjs';
 import { ensureStyles } from './styles.mjs';
+import { viewHandle } from './view-handle.mjs';
 
 const VIEW = 'createHeadView';
 const KNOWN = ['attention', 'tokens', 'layer', 'numberFrom'];
@@ -74,7 +74,6 @@ export function createHeadView(element, options) {
   let pinned = null; // a clicked token keeps its lines after the pointer leaves
   let cursor = null; // the keyboard's token while the canvas has focus
   let layout = null;
-  let disposed = false;
   const base = () => o.numberFrom ?? 0;
 
   function buildToggles() {
@@ -218,24 +217,21 @@ export function createHeadView(element, options) {
     cursor = { side: next.side, i: Math.max(0, Math.min(T - 1, next.i)) };
     draw();
   });
-  onWidthChange(tracker, element, () => disposed || draw());
+  onWidthChange(tracker, element, draw);
 
   setData();
   draw();
 
-  return {
-    update(data) {
-      checkUpdate(VIEW, disposed, data, KNOWN);
+  return viewHandle(VIEW, KNOWN, {
+    apply(data) {
       const next = { ...o, ...data };
       numHeads = validate(next);
       o = next;
       setData();
       draw();
     },
-    dispose() {
-      if (disposed) return;
-      disposed = true;
+    teardown() {
       tracker.undo();
     },
-  };
+  });
 }

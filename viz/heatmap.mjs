@@ -13,7 +13,6 @@ import {
   checkOptions,
   checkString,
   checkTokens,
-  checkUpdate,
   describe,
 } from './checks.mjs';
 import { createTracker, el, formatWeight, onWidthChange, tokenText, readoutLine, sizeCanvas } from './dom.mjs';
@@ -23,6 +22,7 @@ import { attachHeatmapInput } from './heatmap-input.mjs';
 import { legend } from './legend.mjs';
 import { createMapImage, isMasked } from './map-image.mjs';
 import { ensureStyles } from './styles.mjs';
+import { viewHandle } from './view-handle.mjs';
 
 const VIEW = 'createHeatmap';
 const KNOWN = [
@@ -125,7 +125,6 @@ export function createHeatmap(element, options) {
   let cursor = initialCursor; // shown while the canvas has focus (or the page sets it)
   let lastCell = initialCursor ?? { i: 0, j: 0 };
   let layout = null;
-  let disposed = false;
 
   function setData() {
     const T = o.queryTokens.length;
@@ -266,15 +265,14 @@ export function createHeatmap(element, options) {
   tracker.on(zoomIn, 'click', () => setZoom(zoom * ZOOM_STEP));
   tracker.on(zoomOut, 'click', () => setZoom(zoom / ZOOM_STEP));
   tracker.on(zoomFit, 'click', () => setZoom(1));
-  onWidthChange(tracker, element, () => disposed || draw());
+  onWidthChange(tracker, element, draw);
   canvas.style.touchAction = 'pan-x pan-y';
 
   setData();
   draw();
 
-  return {
-    update(data) {
-      checkUpdate(VIEW, disposed, data, KNOWN);
+  return viewHandle(VIEW, KNOWN, {
+    apply(data) {
       const next = { ...o, ...data };
       if ('queryTokens' in data && !('keyTokens' in data) && o.keyTokens === o.queryTokens)
         next.keyTokens = data.queryTokens;
@@ -293,11 +291,9 @@ export function createHeatmap(element, options) {
       }
       draw();
     },
-    dispose() {
-      if (disposed) return;
-      disposed = true;
+    teardown() {
       tracker.undo();
       image.dispose();
     },
-  };
+  });
 }

@@ -12,13 +12,13 @@ import {
   checkKnown,
   checkOptions,
   checkTokens,
-  checkUpdate,
   describe,
 } from './checks.mjs';
 import { createTracker, el, onWidthChange } from './dom.mjs';
 import { legend } from './legend.mjs';
 import { MARKER_PX } from './heatmap-layout.mjs';
 import { ensureStyles } from './styles.mjs';
+import { viewHandle } from './view-handle.mjs';
 import { createThumbnail } from './thumbnail.mjs';
 
 const VIEW = 'createModelView';
@@ -91,7 +91,6 @@ export function createModelView(element, options) {
   let cells = []; // [layer][head] → { node, thumb }
   let active = { layer: 0, head: 0 };
   let builtShape = '';
-  let disposed = false;
 
   function build() {
     const { heads, kv } = shape;
@@ -270,15 +269,14 @@ export function createModelView(element, options) {
     const node = e.target.closest('[role=gridcell]');
     if (node) setActive({ layer: Number(node.dataset.layer), head: Number(node.dataset.head) }, false);
   });
-  onWidthChange(tracker, element, () => disposed || draw());
+  onWidthChange(tracker, element, draw);
 
   build();
   setData();
   draw();
 
-  return {
-    update(data) {
-      checkUpdate(VIEW, disposed, data, KNOWN);
+  return viewHandle(VIEW, KNOWN, {
+    apply(data) {
       const next = { ...o, ...data };
       shape = validate(next);
       o = next;
@@ -286,12 +284,10 @@ export function createModelView(element, options) {
       setData();
       draw();
     },
-    dispose() {
-      if (disposed) return;
-      disposed = true;
+    teardown() {
       for (const row of cells) for (const c of row) c.thumb.dispose();
       cells = [];
       tracker.undo();
     },
-  };
+  });
 }
