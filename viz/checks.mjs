@@ -91,3 +91,9 @@ export function checkAttention(view, attention, tokens) {
   });
   return heads;
 }
+
+/** Extension numberFrom: visible layer and head numbers from 0 (as attention is indexed) or 1. */
+export function checkNumberFrom(view, value) {
+  if (value !== undefined && value !== 0 && value !== 1)
+    throw new RangeError(`${view}: numberFrom must be 0 or 1, got ${describe(value)}`);
+}

@@ -70,3 +70,24 @@ export function tokenText(t) {
     .replace(/\t/g, '⇥')
     .replace(/^ +| +$/g, (s) => '·'.repeat(s.length));
 }
+
+/** The line under a view where what the pointer or keyboard is on is read out (a polite live region). */
+export function readoutLine() {
+  return el('p', { class: 'wa-viz-readout', role: 'status', 'aria-live': 'polite', 'data-testid': 'viz-readout' });
+}
+
+/**
+ * Sizes a canvas to width × height CSS pixels at the device pixel ratio (only when that changed:
+ * resizing clears it) and scales its context to CSS pixels.
+ */
+export function sizeCanvas(canvas, ctx, width, height, dpr) {
+  const w = Math.round(width * dpr);
+  const h = Math.round(height * dpr);
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+}

@@ -10,6 +10,8 @@ const FONT = `${HEAD_FONT_PX}px ${FONT_FAMILY}`;
 const BOLD = `600 ${HEAD_FONT_PX}px ${FONT_FAMILY}`;
 const ALPHA_STEPS = 8;
 const MIN_WEIGHT = 0.01; // lines fainter than this are not drawn
+/** Most lines drawn at once: past it the faintest are left out (their opacity is near 0 anyway). */
+const MAX_LINES = 4000;
 /** Above this many weights to look at (T × T × shown heads) only a picked token's lines are drawn. */
 export const ALL_LINES_LIMIT = 2_000_000;
 
@@ -64,34 +66,63 @@ function drawLabels(ctx, L, labels, focus) {
 }
 
 /**
+ * Per shown head, its (query, key) pairs by opacity step: buckets[h][b] = [i, j, i, j, …].
+ * Without a focus every weight of the map is looked at, with one only the focused token's row
+ * (a query) or column (a key).
+ */
+function bucketLines(weights, T, heads, focus) {
+  const cells = T * T;
+  return heads.map((on, h) => {
+    if (!on) return null;
+    const buckets = Array.from({ length: ALPHA_STEPS }, () => []);
+    const base = h * cells;
+    const add = (i, j) => {
+      const w = weights[base + i * T + j];
+      if (!(w >= MIN_WEIGHT)) return;
+      buckets[Math.min(ALPHA_STEPS - 1, Math.floor(w * ALPHA_STEPS))].push(i, j);
+    };
+    if (!focus) for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) add(i, j);
+    else if (focus.side === 'query') for (let j = 0; j < T; j++) add(focus.i, j);
+    else for (let i = 0; i < T; i++) add(i, focus.i);
+    return buckets;
+  });
+}
+
+/** The faintest opacity step drawn: the lowest steps are left out until at most MAX_LINES remain. */
+function faintestStep(all) {
+  const counts = new Array(ALPHA_STEPS).fill(0);
+  for (const buckets of all) if (buckets) buckets.forEach((pairs, b) => (counts[b] += pairs.length / 2));
+  let total = counts.reduce((a, b) => a + b, 0);
+  let from = 0;
+  while (total > MAX_LINES && from < ALPHA_STEPS - 1) total -= counts[from++];
+  return from;
+}
+
+/**
  * weights: Float32Array [H, T, T]; heads: booleans of shown heads; focus: { side, i } | null.
- * Returns the number of lines drawn (null when there were too many to draw without a focus).
+ * Returns { lines (drawn; null when there were too many to look at without a focus), minWeight
+ * (the faintest weight drawn), labelsDrawn }.
  */
 export function paintHeadView(ctx, L, { weights, heads, labels, focus }) {
   ctx.clearRect(0, 0, L.width, L.height);
   const T = L.T;
-  const cells = T * T;
   const yOf = (i) => L.top + (i + 0.5) * L.rowHeight;
   const shown = heads.filter(Boolean).length;
-  let lines = 0;
-  if (focus || cells * shown <= ALL_LINES_LIMIT) {
+  let lines = null;
+  let minWeight = MIN_WEIGHT;
+  if (focus || T * T * shown <= ALL_LINES_LIMIT) {
+    const all = bucketLines(weights, T, heads, focus);
+    const from = faintestStep(all);
+    if (from > 0) minWeight = from / ALPHA_STEPS;
+    lines = 0;
     ctx.lineWidth = focus ? 2 : 1.2;
-    heads.forEach((on, h) => {
-      if (!on) return;
-      const buckets = Array.from({ length: ALPHA_STEPS }, () => []);
-      const base = h * cells;
-      const add = (i, j) => {
-        const w = weights[base + i * T + j];
-        if (!(w >= MIN_WEIGHT)) return;
-        buckets[Math.min(ALPHA_STEPS - 1, Math.floor(w * ALPHA_STEPS))].push(i, j);
-      };
-      if (!focus) for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) add(i, j);
-      else if (focus.side === 'query') for (let j = 0; j < T; j++) add(focus.i, j);
-      else for (let i = 0; i < T; i++) add(i, focus.i);
+    all.forEach((buckets, h) => {
+      if (!buckets) return;
       ctx.strokeStyle = headColour(h);
-      buckets.forEach((pairs, b) => {
-        if (pairs.length === 0) return;
-        ctx.globalAlpha = Math.min(1, 0.15 + (b + 1) / ALPHA_STEPS);
+      for (let b = from; b < ALPHA_STEPS; b++) {
+        const pairs = buckets[b];
+        if (pairs.length === 0) continue;
+        ctx.globalAlpha = (b + 0.5) / ALPHA_STEPS; // the weight: faint lines stay faint
         ctx.beginPath();
         for (let k = 0; k < pairs.length; k += 2) {
           ctx.moveTo(L.left, yOf(pairs[k]));
@@ -99,12 +130,10 @@ export function paintHeadView(ctx, L, { weights, heads, labels, focus }) {
         }
         ctx.stroke();
         lines += pairs.length / 2;
-      });
+      }
     });
     ctx.globalAlpha = 1;
-  } else {
-    lines = null;
   }
   const labelsDrawn = drawLabels(ctx, L, labels, focus);
-  return { lines, labelsDrawn };
+  return { lines, minWeight, labelsDrawn };
 }

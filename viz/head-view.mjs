@@ -6,19 +6,21 @@ import {
   checkAttention,
   checkElement,
   checkIndex,
+  checkNumberFrom,
   checkKnown,
   checkOptions,
   checkTokens,
   describe,
 } from './checks.mjs';
 import { headColour } from './colour-scale.mjs';
-import { createTracker, el, formatWeight, onWidthChange, tokenText } from './dom.mjs';
+import { createTracker, el, formatWeight, onWidthChange, tokenText, readoutLine, sizeCanvas } from './dom.mjs';
 import { FONT_FAMILY } from './heatmap-draw.mjs';
 import { HEAD_FONT_PX, headLayout, paintHeadView, tokenAt } from './head-view-draw.mjs';
 import { ensureStyles } from './styles.mjs';
+import { viewHandle } from './view-handle.mjs';
 
 const VIEW = 'createHeadView';
-const KNOWN = ['attention', 'tokens', 'layer'];
+const KNOWN = ['attention', 'tokens', 'layer', 'numberFrom'];
 const TOP_KEYS = 3;
 const LABEL_MAX_PX = 110;
 
@@ -28,6 +30,7 @@ function validate(o) {
   if (typeof o.layer !== 'number' || !Number.isInteger(o.layer))
     throw new TypeError(`${VIEW}: layer must be an integer, got ${describe(o.layer)}`);
   checkIndex(VIEW, 'layer', o.layer, 0, o.attention.length - 1);
+  checkNumberFrom(VIEW, o.numberFrom);
   if (o.attention[o.layer] == null)
     throw new RangeError(`${VIEW}: layer ${o.layer} was not computed (attention[${o.layer}] is null)`);
   return heads;
@@ -49,12 +52,7 @@ export function createHeadView(element, options) {
   const title = el('span', { class: 'wa-viz-title' });
   const toggles = el('div', { class: 'wa-viz-heads', role: 'group', 'aria-label': 'Heads shown' });
   const canvas = el('canvas', { tabindex: '0', role: 'img', 'data-testid': 'viz-head-canvas' });
-  const readout = el('p', {
-    class: 'wa-viz-readout',
-    role: 'status',
-    'aria-live': 'polite',
-    'data-testid': 'viz-readout',
-  });
+  const readout = readoutLine();
   const root = tracker.root(
     el(
       'div',
@@ -76,7 +74,7 @@ export function createHeadView(element, options) {
   let pinned = null; // a clicked token keeps its lines after the pointer leaves
   let cursor = null; // the keyboard's token while the canvas has focus
   let layout = null;
-  let disposed = false;
+  const base = () => o.numberFrom ?? 0;
 
   function buildToggles() {
     if (toggles.children.length === numHeads) return;
@@ -87,7 +85,7 @@ export function createHeadView(element, options) {
           'button',
           { type: 'button', 'aria-pressed': String(on), 'data-head': String(h), 'data-testid': 'viz-head-toggle' },
           el('span', { class: 'wa-viz-swatch', 'aria-hidden': 'true' }),
-          `head ${h}`,
+          `head ${h + base()}`,
         );
         button.firstChild.style.background = headColour(h);
         return button;
@@ -103,10 +101,10 @@ export function createHeadView(element, options) {
     buildToggles();
     const T = o.tokens.length;
     for (const f of [hover, pinned, cursor]) if (f && f.i >= T) f.i = T - 1;
-    title.textContent = `Layer ${o.layer}`;
+    title.textContent = `Layer ${o.layer + base()}`;
     canvas.setAttribute(
       'aria-label',
-      `Head view of layer ${o.layer}: ${T} tokens, queries on the left, keys on the right, a line per weight, one colour per head. ` +
+      `Head view of layer ${o.layer + base()}: ${T} tokens, queries on the left, keys on the right, a line per weight, one colour per head. ` +
         'Up and Down move between tokens, Left and Right between the query and key columns; the strongest links are read out below.',
     );
   }
@@ -117,7 +115,7 @@ export function createHeadView(element, options) {
     const T = o.tokens.length;
     const weights = o.attention[o.layer];
     const heads = shown.map((on, h) => (on ? h : -1)).filter((h) => h >= 0);
-    if (heads.length === 0) return `${f.side} “${labels[f.i]}” (#${f.i}): no head shown`;
+    if (heads.length === 0) return `${f.side} “${labels[f.i]}” (#${f.i + base()}): no head shown`;
     const mean = new Float64Array(T);
     for (const h of heads)
       for (let k = 0; k < T; k++)
@@ -125,11 +123,16 @@ export function createHeadView(element, options) {
     const order = Array.from(mean.keys())
       .sort((a, b) => mean[b] - mean[a])
       .slice(0, TOP_KEYS);
-    const which = heads.length === numHeads ? 'all heads' : `head${heads.length > 1 ? 's' : ''} ${heads.join(', ')}`;
-    const links = order.map((k) => `“${labels[k]}” (#${k}) ${formatWeight(mean[k] / heads.length)}`).join(', ');
+    const which =
+      heads.length === numHeads
+        ? 'all heads'
+        : `head${heads.length > 1 ? 's' : ''} ${heads.map((h) => h + base()).join(', ')}`;
+    const links = order
+      .map((k) => `“${labels[k]}” (#${k + base()}) ${formatWeight(mean[k] / heads.length)}`)
+      .join(', ');
     return f.side === 'query'
-      ? `query “${labels[f.i]}” (#${f.i}) attends most to ${links} (mean of ${which})`
-      : `key “${labels[f.i]}” (#${f.i}) is attended most by ${links} (mean of ${which})`;
+      ? `query “${labels[f.i]}” (#${f.i + base()}) attends most to ${links} (mean of ${which})`
+      : `key “${labels[f.i]}” (#${f.i + base()}) is attended most by ${links} (mean of ${which})`;
   }
 
   function draw() {
@@ -138,15 +141,7 @@ export function createHeadView(element, options) {
     const T = o.tokens.length;
     const height = Math.min(T * 20, Math.max(240, Math.round((window.innerHeight || 800) * 0.7)));
     layout = headLayout({ T, width: room, height, labelWidth });
-    const w = Math.round(layout.width * dpr);
-    const h = Math.round(layout.height * dpr);
-    if (canvas.width !== w || canvas.height !== h) {
-      canvas.width = w;
-      canvas.height = h;
-      canvas.style.width = `${layout.width}px`;
-      canvas.style.height = `${layout.height}px`;
-    }
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    sizeCanvas(canvas, ctx, layout.width, layout.height, dpr);
     const focus = focusNow();
     const drawn = paintHeadView(ctx, layout, { weights: o.attention[o.layer], heads: shown, labels, focus });
     if (focus) readout.textContent = describeFocus(focus);
@@ -160,6 +155,7 @@ export function createHeadView(element, options) {
       labelStep: layout.labelStep,
       labelsDrawn: drawn.labelsDrawn,
       lines: drawn.lines,
+      minWeight: drawn.minWeight,
       focus: focus ?? null,
     });
   }
@@ -221,26 +217,21 @@ export function createHeadView(element, options) {
     cursor = { side: next.side, i: Math.max(0, Math.min(T - 1, next.i)) };
     draw();
   });
-  onWidthChange(tracker, element, () => disposed || draw());
+  onWidthChange(tracker, element, draw);
 
   setData();
   draw();
 
-  return {
-    update(data) {
-      if (disposed) throw new Error(`${VIEW}: update() after dispose()`);
-      checkOptions(VIEW, data);
-      checkKnown(VIEW, data, KNOWN);
+  return viewHandle(VIEW, KNOWN, {
+    apply(data) {
       const next = { ...o, ...data };
       numHeads = validate(next);
       o = next;
       setData();
       draw();
     },
-    dispose() {
-      if (disposed) return;
-      disposed = true;
+    teardown() {
       tracker.undo();
     },
-  };
+  });
 }

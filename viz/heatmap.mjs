@@ -8,19 +8,21 @@ import {
   checkFloat32,
   checkFunction,
   checkIndex,
+  checkNumberFrom,
   checkKnown,
   checkOptions,
   checkString,
   checkTokens,
   describe,
 } from './checks.mjs';
-import { createTracker, el, formatWeight, onWidthChange, tokenText } from './dom.mjs';
+import { createTracker, el, formatWeight, onWidthChange, tokenText, readoutLine, sizeCanvas } from './dom.mjs';
 import { FONT_FAMILY, paint } from './heatmap-draw.mjs';
 import { FONT_PX, MAX_LABEL_PX, cellAt, computeLayout, panForZoom, panToShow } from './heatmap-layout.mjs';
 import { attachHeatmapInput } from './heatmap-input.mjs';
 import { legend } from './legend.mjs';
 import { createMapImage, isMasked } from './map-image.mjs';
 import { ensureStyles } from './styles.mjs';
+import { viewHandle } from './view-handle.mjs';
 
 const VIEW = 'createHeatmap';
 const KNOWN = [
@@ -34,6 +36,7 @@ const KNOWN = [
   'onSelect',
   'height',
   'cursor',
+  'numberFrom',
 ];
 const ZOOM_STEP = 1.5;
 
@@ -46,6 +49,7 @@ function validate(o, element) {
   checkIndex(VIEW, 'highlightRow', o.highlightRow, -1, Number.MAX_SAFE_INTEGER);
   checkFunction(VIEW, 'onHover', o.onHover);
   checkFunction(VIEW, 'onSelect', o.onSelect);
+  checkNumberFrom(VIEW, o.numberFrom);
   if (o.cursor != null) {
     if (typeof o.cursor !== 'object')
       throw new TypeError(`${VIEW}: cursor must be { query, key } or null, got ${describe(o.cursor)}`);
@@ -99,12 +103,7 @@ export function createHeatmap(element, options) {
   const zoomIn = el('button', { type: 'button', 'aria-label': 'Zoom in', text: '+' });
   const zoomFit = el('button', { type: 'button', 'aria-label': 'Zoom to fit the whole map', text: 'Fit' });
   const canvas = el('canvas', { tabindex: '0', role: 'img', 'data-testid': 'viz-heatmap-canvas' });
-  const readout = el('p', {
-    class: 'wa-viz-readout',
-    role: 'status',
-    'aria-live': 'polite',
-    'data-testid': 'viz-readout',
-  });
+  const readout = readoutLine();
   const root = tracker.root(
     el(
       'div',
@@ -126,7 +125,6 @@ export function createHeatmap(element, options) {
   let cursor = initialCursor; // shown while the canvas has focus (or the page sets it)
   let lastCell = initialCursor ?? { i: 0, j: 0 };
   let layout = null;
-  let disposed = false;
 
   function setData() {
     const T = o.queryTokens.length;
@@ -163,15 +161,7 @@ export function createHeatmap(element, options) {
     });
     zoom = layout.zoom;
     pan = layout.pan;
-    const w = Math.round(layout.width * dpr);
-    const h = Math.round(layout.height * dpr);
-    if (canvas.width !== w || canvas.height !== h) {
-      canvas.width = w;
-      canvas.height = h;
-      canvas.style.width = `${layout.width}px`;
-      canvas.style.height = `${layout.height}px`;
-    }
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    sizeCanvas(canvas, ctx, layout.width, layout.height, dpr);
     const drawn = paint(ctx, layout, {
       image,
       causal: o.causal,
@@ -206,8 +196,9 @@ export function createHeatmap(element, options) {
   }
 
   function describeCell({ i, j }) {
-    const q = `query “${rowLabels[i]}” (#${i})`;
-    const k = `key “${colLabels[j]}” (#${j})`;
+    const base = o.numberFrom ?? 0;
+    const q = `query “${rowLabels[i]}” (#${i + base})`;
+    const k = `key “${colLabels[j]}” (#${j + base})`;
     if (isMasked(o.causal, i, j, o.queryTokens.length, o.keyTokens.length))
       return `${q} → ${k}: masked (a later token)`;
     return `${q} → ${k}: weight ${formatWeight(o.weights[i * o.keyTokens.length + j])}`;
@@ -274,17 +265,14 @@ export function createHeatmap(element, options) {
   tracker.on(zoomIn, 'click', () => setZoom(zoom * ZOOM_STEP));
   tracker.on(zoomOut, 'click', () => setZoom(zoom / ZOOM_STEP));
   tracker.on(zoomFit, 'click', () => setZoom(1));
-  onWidthChange(tracker, element, () => disposed || draw());
+  onWidthChange(tracker, element, draw);
   canvas.style.touchAction = 'pan-x pan-y';
 
   setData();
   draw();
 
-  return {
-    update(data) {
-      if (disposed) throw new Error(`${VIEW}: update() after dispose()`);
-      checkOptions(VIEW, data);
-      checkKnown(VIEW, data, KNOWN);
+  return viewHandle(VIEW, KNOWN, {
+    apply(data) {
       const next = { ...o, ...data };
       if ('queryTokens' in data && !('keyTokens' in data) && o.keyTokens === o.queryTokens)
         next.keyTokens = data.queryTokens;
@@ -303,11 +291,9 @@ export function createHeatmap(element, options) {
       }
       draw();
     },
-    dispose() {
-      if (disposed) return;
-      disposed = true;
+    teardown() {
       tracker.undo();
       image.dispose();
     },
-  };
+  });
 }

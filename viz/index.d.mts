@@ -25,6 +25,8 @@ export interface HeatmapOptions {
   onSelect?: (cell: { query: number; key: number }) => void;
   /** Extension: the grid's height at zoom 1 in CSS pixels (default: 70 % of the window, at most the width). */
   height?: number;
+  /** Extension: token positions in the read-out count from 0 (default, as the arrays are indexed) or 1. */
+  numberFrom?: 0 | 1;
   /** Extension: puts the keyboard cursor on a cell (read out, panned into view); null hides it. */
   cursor?: { query: number; key: number } | null;
 }
@@ -36,6 +38,8 @@ export interface HeadViewOptions {
   tokens: readonly string[];
   /** The layer drawn, from 0. Default 0. */
   layer?: number;
+  /** Extension: the title's layer, the head buttons' and the read-out's token numbers count from 0 (default) or 1. */
+  numberFrom?: 0 | 1;
 }
 
 export interface ModelViewOptions {

@@ -8,6 +8,7 @@ import {
   checkElement,
   checkFunction,
   checkIndex,
+  checkNumberFrom,
   checkKnown,
   checkOptions,
   checkTokens,
@@ -17,6 +18,7 @@ import { createTracker, el, onWidthChange } from './dom.mjs';
 import { legend } from './legend.mjs';
 import { MARKER_PX } from './heatmap-layout.mjs';
 import { ensureStyles } from './styles.mjs';
+import { viewHandle } from './view-handle.mjs';
 import { createThumbnail } from './thumbnail.mjs';
 
 const VIEW = 'createModelView';
@@ -35,8 +37,7 @@ function validate(o) {
   if (kv < 1 || kv > heads || heads % kv !== 0)
     throw new RangeError(`${VIEW}: numKvHeads must divide the ${heads} heads (1 … ${heads}), got ${kv}`);
   checkFunction(VIEW, 'onSelect', o.onSelect);
-  if (o.numberFrom !== undefined && o.numberFrom !== 0 && o.numberFrom !== 1)
-    throw new RangeError(`${VIEW}: numberFrom must be 0 or 1, got ${describe(o.numberFrom)}`);
+  checkNumberFrom(VIEW, o.numberFrom);
   checkIndex(VIEW, 'highlightRow', o.highlightRow, -1, Number.MAX_SAFE_INTEGER);
   if (o.selected != null) {
     if (typeof o.selected !== 'object')
@@ -90,7 +91,6 @@ export function createModelView(element, options) {
   let cells = []; // [layer][head] → { node, thumb }
   let active = { layer: 0, head: 0 };
   let builtShape = '';
-  let disposed = false;
 
   function build() {
     const { heads, kv } = shape;
@@ -269,17 +269,14 @@ export function createModelView(element, options) {
     const node = e.target.closest('[role=gridcell]');
     if (node) setActive({ layer: Number(node.dataset.layer), head: Number(node.dataset.head) }, false);
   });
-  onWidthChange(tracker, element, () => disposed || draw());
+  onWidthChange(tracker, element, draw);
 
   build();
   setData();
   draw();
 
-  return {
-    update(data) {
-      if (disposed) throw new Error(`${VIEW}: update() after dispose()`);
-      checkOptions(VIEW, data);
-      checkKnown(VIEW, data, KNOWN);
+  return viewHandle(VIEW, KNOWN, {
+    apply(data) {
       const next = { ...o, ...data };
       shape = validate(next);
       o = next;
@@ -287,12 +284,10 @@ export function createModelView(element, options) {
       setData();
       draw();
     },
-    dispose() {
-      if (disposed) return;
-      disposed = true;
+    teardown() {
       for (const row of cells) for (const c of row) c.thumb.dispose();
       cells = [];
       tracker.undo();
     },
-  };
+  });
 }

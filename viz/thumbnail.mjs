@@ -3,6 +3,7 @@
 import { drawCells, drawMask, drawRowMarker, veilOtherRows } from './heatmap-draw.mjs';
 import { MARKER_PX } from './heatmap-layout.mjs';
 import { createMapImage } from './map-image.mjs';
+import { sizeCanvas } from './dom.mjs';
 
 export function createThumbnail(canvas) {
   const image = createMapImage();
@@ -37,15 +38,7 @@ export function createThumbnail(canvas) {
       };
       const width = Math.ceil(L.gw + MARKER_PX + 1);
       const height = Math.ceil(L.gh + 3);
-      const w = Math.round(width * dpr);
-      const h = Math.round(height * dpr);
-      if (canvas.width !== w || canvas.height !== h) {
-        canvas.width = w;
-        canvas.height = h;
-        canvas.style.width = `${width}px`;
-        canvas.style.height = `${height}px`;
-      }
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      sizeCanvas(canvas, ctx, width, height, dpr);
       ctx.clearRect(0, 0, width, height);
       drawCells(ctx, L, image, dpr);
       if (causal) drawMask(ctx, L);

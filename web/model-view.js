@@ -9,7 +9,7 @@
 // [data-testid=thumb-map], and the large map's canvas is #head-map ([data-testid=head-map]), made
 // once at creation so its listeners can be bound before the first run; mapOf(canvas) gives the
 // drawn layout of any of them.
-import { createHeatmap, createModelView as createGrid } from '../viz/index.mjs';
+import { createHeadView, createHeatmap, createModelView as createGrid } from '../viz/index.mjs';
 import { labelsOf, matrixOf } from './poem-run.js';
 import { el } from './dom.js';
 import { kvHeadOf } from '../lib/attention-rules.mjs';
@@ -44,6 +44,7 @@ export function createModelView() {
   const attentionOf = attentionCache();
   let grid = null;
   let gridRun = 0;
+  let lines = null; // the opened head's layer as lines (the head view), made on first opening
   let largeMeta = null; // { layer, head, matrix, n } of the opened head, for the page's read-out
   // The large map exists from the start (hidden with its section) so its canvas keeps one identity.
   const large = createHeatmap($('head-map-box'), {
@@ -51,6 +52,7 @@ export function createModelView() {
     queryTokens: ['⟨s⟩'],
     causal: true,
     height: 420,
+    numberFrom: 1,
   });
   const largeCanvas = $('head-map-box').querySelector('canvas');
   largeCanvas.id = 'head-map';
@@ -94,6 +96,9 @@ export function createModelView() {
       highlightRow: ui.highlight,
       cursor: ui.cursor ? { query: Math.min(ui.cursor.i, run.n - 1), key: Math.min(ui.cursor.j, run.n - 1) } : null,
     });
+    const shown = { attention: attentionOf(run), tokens: labels, layer, numberFrom: 1 };
+    if (lines) lines.update(shown);
+    else lines = createHeadView($('head-lines'), shown);
     const kvHead = kvHeadOf(head, run.nHeads, run.nKvHeads);
     const others = run.nHeads / run.nKvHeads - 1;
     $('head-heading').textContent = `Layer ${layer + 1}, head ${head + 1}`;

@@ -1,19 +1,15 @@
 // wasm-attention/viz's createHeadView in Chromium: lines per head, head toggles, a token's own
 // lines on hover and by keyboard with the read-out, many tokens, update/dispose, errors, axe.
-const { axeViolations, blankPageSession, runInPage } = require('./harness');
+const { axeViolations, runInPage } = require('./harness');
+const { useBlankPage } = require('./viz-session');
 
 const MODULES = { viz: '/viz/index.mjs', t: '/tests/browser/viz-page.mjs' };
 const CANVAS = '[data-testid=viz-head-canvas]';
-let session;
+const session = useBlankPage();
 let page;
-
-beforeAll(async () => {
-  session = await blankPageSession();
+beforeAll(() => {
   page = session.page;
 });
-afterAll(() => session?.close());
-beforeEach(() => page.goto(`${session.server.url}tests/browser/blank.html`));
-afterEach(() => expect(session.problems).toEqual([]));
 
 function makeView(layers, heads, T, width = 600) {
   return runInPage(
@@ -30,21 +26,21 @@ function makeView(layers, heads, T, width = 600) {
 const layout = async () => JSON.parse(await page.locator(CANVAS).getAttribute('data-layout'));
 const readout = () => page.locator('[data-testid=viz-readout]').textContent();
 
-/** Lines a head view should draw: weights ≥ 0.01 of the shown heads, of one query row or all. */
-function expectedLines(heads, row) {
+/** Lines a head view should draw: weights ≥ min (0.01) of the shown heads, of one query row or all. */
+function expectedLines(heads, row, min = 0.01) {
   return page.evaluate(
-    ([shown, i]) => {
+    ([shown, i, least]) => {
       const a = window.att[0];
       const T = Math.round(Math.sqrt(a.length / shown.length));
       let n = 0;
       shown.forEach((on, h) => {
         if (!on) return;
         for (let q = 0; q < T; q++)
-          if (i < 0 || q === i) for (let k = 0; k < T; k++) if (a[h * T * T + q * T + k] >= 0.01) n++;
+          if (i < 0 || q === i) for (let k = 0; k < T; k++) if (a[h * T * T + q * T + k] >= least) n++;
       });
       return n;
     },
-    [heads, row],
+    [heads, row, min],
   );
 }
 
@@ -62,6 +58,14 @@ test('draws every head’s lines; toggling a head (aria-pressed) removes its lin
   expect(await toggles.nth(1).getAttribute('aria-pressed')).toBe('true');
   const [px] = await require('./harness').canvasPixels(page, CANVAS);
   expect(px.distinct).toBeGreaterThan(5);
+});
+
+test('with thousands of lines only the strongest are drawn (at most 4,000; the faintest steps left out)', async () => {
+  const l = await makeView(1, 4, 150);
+  expect(l.lines).toBeLessThanOrEqual(4000);
+  expect(l.minWeight).toBeGreaterThan(0.01);
+  expect(l.lines).toBe(await expectedLines([true, true, true, true], -1, l.minWeight));
+  expect(await expectedLines([true, true, true, true], -1)).toBeGreaterThan(4000);
 });
 
 test('hovering a query token shows only its lines and reads out its strongest keys', async () => {
@@ -136,16 +140,7 @@ test('bad arguments name the option, the expectation and the value', async () =>
       layerType: () => m.viz.createHeadView(host, { attention: att, tokens: ['a', 'b', 'c'], layer: '1' }),
       absent: () => m.viz.createHeadView(host, { attention: [att[0], null], tokens: ['a', 'b', 'c'], layer: 1 }),
     };
-    return Object.fromEntries(
-      Object.entries(tries).map(([k, f]) => {
-        try {
-          f();
-          return [k, 'no error'];
-        } catch (e) {
-          return [k, `${e.name}: ${e.message}`];
-        }
-      }),
-    );
+    return m.t.errorsOf(tries);
   });
   expect(errors.attention).toMatch(
     /^TypeError: createHeadView: attention must be an array over layers.*got a Float32Array/,

@@ -1,19 +1,15 @@
 // wasm-attention/viz's createHeatmap in Chromium: drawing, the hover and keyboard read-out,
 // zoom and pan, a 2,048 × 2,048 map with thinned labels, incremental rows, update/dispose, axe.
-const { axeViolations, blankPageSession, canvasPixels, cellCenter, runInPage } = require('./harness');
+const { axeViolations, canvasPixels, cellCenter, runInPage } = require('./harness');
+const { useBlankPage } = require('./viz-session');
 
 const MODULES = { viz: '/viz/index.mjs', t: '/tests/browser/viz-page.mjs' };
 const CANVAS = '[data-testid=viz-heatmap-canvas]';
-let session;
+const session = useBlankPage();
 let page;
-
-beforeAll(async () => {
-  session = await blankPageSession();
+beforeAll(() => {
   page = session.page;
 });
-afterAll(() => session?.close());
-beforeEach(() => page.goto(`${session.server.url}tests/browser/blank.html`));
-afterEach(() => expect(session.problems).toEqual([]));
 
 /** Creates a heatmap of a T × T causal map in a fresh page; options are extra creation options. */
 function makeMap(T, options = {}, width = 700) {
@@ -103,6 +99,9 @@ test('keyboard: arrows, Home/End, PageUp/PageDown move the cursor and the read-o
   expect(await readout()).toMatch(/query “t0” \(#0\) → key “t0” \(#0\)/);
   await page.keyboard.press('Control+End');
   expect(await readout()).toMatch(/query “t29” \(#29\) → key “t29” \(#29\): weight /);
+  // numberFrom: 1 counts the read-out's positions from 1, as a page's own token numbers may.
+  await page.evaluate(() => window.view.update({ numberFrom: 1, cursor: { query: 2, key: 1 } }));
+  expect(await readout()).toMatch(/query “t2” \(#3\) → key “t1” \(#2\): weight /);
 });
 
 test('zoom: + and − keys, the buttons, Ctrl+wheel; panning keeps the keyboard cursor in view; 0 fits', async () => {
@@ -291,16 +290,7 @@ test('bad arguments: TypeError / RangeError naming the option, what was expected
       unknown: () => m.viz.createHeatmap(host, { weights: w, queryTokens: ['a', 'b'], colour: 'red' }),
       update: () => m.viz.createHeatmap(host, { weights: w, queryTokens: ['a', 'b'] }).update({ queryTokens: ['a'] }),
     };
-    return Object.fromEntries(
-      Object.entries(attempts).map(([k, f]) => {
-        try {
-          f();
-          return [k, 'no error'];
-        } catch (e) {
-          return [k, `${e.name}: ${e.message}`];
-        }
-      }),
-    );
+    return m.t.errorsOf(attempts);
   });
   expect(errors.element).toMatch(/^TypeError: createHeatmap: element must be a DOM element.*got null/);
   expect(errors.weightsType).toMatch(

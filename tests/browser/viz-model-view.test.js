@@ -1,19 +1,15 @@
 // wasm-attention/viz's createModelView in Chromium: a labelled thumbnail per layer × head,
 // K/V groups named, one tab stop with arrow keys inside, onSelect by click and Enter,
 // incremental thumbnails, update/dispose, errors, axe.
-const { axeViolations, blankPageSession, canvasPixels, runInPage } = require('./harness');
+const { axeViolations, canvasPixels, runInPage } = require('./harness');
+const { useBlankPage } = require('./viz-session');
 
 const MODULES = { viz: '/viz/index.mjs', t: '/tests/browser/viz-page.mjs' };
-let session;
+const session = useBlankPage();
 let page;
-
-beforeAll(async () => {
-  session = await blankPageSession();
+beforeAll(() => {
   page = session.page;
 });
-afterAll(() => session?.close());
-beforeEach(() => page.goto(`${session.server.url}tests/browser/blank.html`));
-afterEach(() => expect(session.problems).toEqual([]));
 
 function makeView(layers, heads, kv, T, width = 900) {
   return runInPage(
@@ -186,16 +182,7 @@ test('bad arguments name the option, the expectation and the value', async () =>
       onSelect: () => m.viz.createModelView(host, { attention: att, tokens, onSelect: 'go' }),
       heads: () => m.viz.createModelView(host, { attention: [att[0], att[1].subarray(0, 9)], tokens }),
     };
-    return Object.fromEntries(
-      Object.entries(tries).map(([k, f]) => {
-        try {
-          f();
-          return [k, 'no error'];
-        } catch (e) {
-          return [k, `${e.name}: ${e.message}`];
-        }
-      }),
-    );
+    return m.t.errorsOf(tries);
   });
   expect(errors.kv).toMatch(/^RangeError: createModelView: numKvHeads must divide the 4 heads \(1 … 4\), got 3/);
   expect(errors.kvType).toMatch(/^TypeError: createModelView: numKvHeads must be an integer, got the string "2"/);

@@ -1,17 +1,6 @@
 // Page-side helpers of the viz tests (imported in Chromium from the test server): made-up
 // attention, spies on the canvas API and on event listeners, and a mounting point.
-
-/** A deterministic [0, 1) generator (mulberry32). */
-export function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as random } from '/lib/random.mjs';
 
 /** Softmax-like rows [T, T] (causal: zero above the diagonal), each row summing to 1. */
 export function causalMap(T, seed = 1) {
@@ -111,3 +100,17 @@ export function spyListeners() {
 
 /** Waits for two animation frames (whatever was scheduled has been painted). */
 export const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+
+/** Calls each function; its error as "Name: message", or 'no error'. */
+export function errorsOf(tries) {
+  return Object.fromEntries(
+    Object.entries(tries).map(([k, f]) => {
+      try {
+        f();
+        return [k, 'no error'];
+      } catch (e) {
+        return [k, `${e.name}: ${e.message}`];
+      }
+    }),
+  );
+}
