@@ -27,12 +27,13 @@ export function createOpenModelViews(where, onSelect) {
 
   function drawHead({ createHeatmap, createHeadView }, shown, causal) {
     const { layer, head } = pick;
-    // counted from 0, as the model view and the head view count them (and attention is indexed)
-    where.title.textContent = `Layer ${layer}, head ${head}: weights, query (row) → key (column)`;
+    // counted from 1, as the poem tab counts them (the views are told numberFrom: 1; picks stay 0-based)
+    where.title.textContent = `Layer ${layer + 1}, head ${head + 1}: weights, query (row) → key (column)`;
     const map = {
       weights: headWeights(shown, layer, head),
       queryTokens: shown.tokens,
       causal,
+      numberFrom: 1,
       highlightRow: highlight,
       // the query row under the pointer is marked in every thumbnail too
       onHover: (cell) => model?.update({ highlightRow: cell ? cell.query : -1 }),
@@ -40,7 +41,7 @@ export function createOpenModelViews(where, onSelect) {
     shownHead = { layer, head, weights: map.weights, tokens: shown.tokens };
     if (heatmap) heatmap.update(map);
     else heatmap = createHeatmap(where.heatmap, map);
-    const lines = { attention: shown.attention, tokens: shown.tokens, layer };
+    const lines = { attention: shown.attention, tokens: shown.tokens, layer, numberFrom: 1 };
     if (headView) headView.update(lines);
     else headView = createHeadView(where.headView, lines);
   }
@@ -69,6 +70,7 @@ export function createOpenModelViews(where, onSelect) {
       else
         model = v.createModelView(where.modelView, {
           ...data,
+          numberFrom: 1,
           onSelect: (p) => {
             pick = { layer: p.layer, head: p.head };
             model.update({ selected: pick });

@@ -128,7 +128,7 @@ test('picking a head draws that head: its weights in the heatmap, its layer in t
   expect(r.head.weights).toEqual(r.matrix);
   expect(r.head.weights).not.toEqual(first.weights);
   expect(await page.textContent('[data-testid=om-head-title]')).toBe(
-    'Layer 1, head 2: weights, query (row) → key (column)',
+    'Layer 2, head 3: weights, query (row) → key (column)',
   );
   // The heatmap holds a row and a column per token; the head view shows layer 1.
   const n = await page.evaluate(() => window.__openModel.run.rows);
@@ -137,7 +137,7 @@ test('picking a head draws that head: its weights in the heatmap, its layer in t
   );
   expect([layout.rows, layout.cols]).toEqual([n, n]);
   expect(await page.getAttribute('[data-testid=om-head-view] [data-testid=viz-head-canvas]', 'aria-label')).toMatch(
-    new RegExp(`^Head view of layer 1: ${n} tokens`),
+    new RegExp(`^Head view of layer 2: ${n} tokens`),
   );
   expect(await page.getAttribute('[data-testid=thumb][data-layer="1"][data-head="2"]', 'aria-selected')).toBe('true');
   // Pointing at a token marks its row in the heatmap and in every thumbnail.
