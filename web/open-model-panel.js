@@ -54,6 +54,17 @@ function sourceSection() {
         }),
       ),
       el('div', { class: 'buttons' }, el('button', { type: 'submit', 'data-testid': 'om-open-url', text: 'Open' })),
+      field(
+        'weights in the engine (any source)',
+        el(
+          'select',
+          { 'data-testid': 'om-dtype' },
+          el('option', { value: 'f32', text: 'f32: as float32' }),
+          el('option', { value: 'f16', text: 'f16: half the bytes' }),
+          el('option', { value: 'bf16', text: 'bf16: half the bytes' }),
+          el('option', { value: 'int8', text: 'int8: a quarter, per-row scales' }),
+        ),
+      ),
     ),
     el(
       'div',

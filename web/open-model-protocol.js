@@ -5,11 +5,12 @@
 // page → worker, then worker → page:
 //   { type: 'init', threads }                        once, first
 //     → { type: 'ready', info, note } | { type: 'failed', error }
-//   { type: 'load', id, files: { config, tokenizer, index, weights: File[] } }   File objects: the
+//   { type: 'load', id, dtype, files: { config, tokenizer, weights: File[] } }   File objects: the
 //        worker reads their bytes itself (a File crosses as a handle, its bytes are read once, there)
-//   { type: 'load', id, url }                        a checkpoint folder's URL, ending in /
+//   { type: 'load', id, dtype, url }                 a checkpoint folder's URL, ending in /
+//     dtype: how the engine stores the weight matrices (loadModel's dtype: f32, f16, bf16, int8)
 //     → { type: 'progress', id, file, loaded, total, memory }        as the bytes arrive
-//     → { type: 'loaded', id, config, hasTokenizer, files: [{ name, bytes }], memory, ms }
+//     → { type: 'loaded', id, config, dtype, hasTokenizer, files: [{ name, bytes }], memory, ms }
 //     | { type: 'load-failed', id, error, cancelled, memory }
 //   { type: 'cancel', id }                           aborts load `id` (or stops run `id`)
 //   { type: 'run', id, text | ids, maxNew, temperature, topK, seed }

@@ -78,7 +78,7 @@ export function progressText(p, done, totalBytes) {
 }
 
 /** The loaded model in one line. */
-export function factsText(c) {
+export function factsText(c, dtype = 'f32') {
   const kv = c.numKvHeads === c.numHeads ? '' : ` (${c.numKvHeads} key/value heads, grouped-query)`;
   const kind = c.causal
     ? 'a decoder: it continues a prompt'
@@ -86,7 +86,7 @@ export function factsText(c) {
   return (
     `${c.modelType}, ${kind}. ${c.numLayers} layers × ${c.numHeads} heads${kv}, d_model ${c.hiddenSize}, ` +
     `heads of ${c.headDim}, ${c.vocabSize.toLocaleString('en')} tokens in its vocabulary, up to ` +
-    `${c.maxPositions.toLocaleString('en')} positions.`
+    `${c.maxPositions.toLocaleString('en')} positions. Weight matrices stored as ${dtype} in the engine.`
   );
 }
 

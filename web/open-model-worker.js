@@ -127,6 +127,7 @@ async function load(msg) {
       for (const f of [msg.files.tokenizer, ...msg.files.weights]) if (f) sizes.set(f.name, f.size);
     }
     const loaded = await pkg.loadModel(attn, source, {
+      dtype: msg.dtype ?? 'f32',
       signal: controller.signal,
       onProgress: (p) => {
         sizes.set(p.file, p.loaded);
@@ -143,6 +144,7 @@ async function load(msg) {
       type: OPEN.loaded,
       id: msg.id,
       config: { ...model.config },
+      dtype: msg.dtype ?? 'f32',
       hasTokenizer: tokenized,
       files: Array.from(sizes, ([name, bytes]) => ({ name, bytes })),
       memory: attn.memory(),

@@ -126,7 +126,7 @@ function createOpenModelTab(panel) {
     const read = new Map();
     $.progress.removeAttribute('value');
     $.loading.hidden = false;
-    const { id, done } = worker.load(source, (p) => {
+    const { id, done } = worker.load({ ...source, dtype: $.dtype.value }, (p) => {
       const { fraction, text } = progressText(p, read, fileBytes);
       if (fraction === null) $.progress.removeAttribute('value');
       else $.progress.value = fraction;
@@ -168,7 +168,7 @@ function createOpenModelTab(panel) {
     const bytes = s.fileBytes ?? loaded.files.reduce((a, f) => a + f.bytes, 0);
     $.status.textContent = `Opened ${where} in ${Math.round(loaded.ms)} ms.`;
     $.memory.textContent = memoryText(loaded.memory, bytes);
-    $.facts.textContent = factsText(c);
+    $.facts.textContent = factsText(c, loaded.dtype);
     $['files-list'].textContent = `Files: ${loaded.files.map((f) => `${f.name} (${sizeText(f.bytes)})`).join(', ')}.`;
     fitRunForm($, loaded);
     $.model.hidden = false;

@@ -26,10 +26,10 @@ const expectedOf = (name) => JSON.parse(fs.readFileSync(path.join(FIXTURES, name
  * What the package gives in Node for a fixture: its greedy continuation (loadModel + generate), or for
  * an encoder the ids, and each position's best token where its best two logits are > 1e-3 apart.
  */
-async function nodeResult(name, prompt, { maxNewTokens = 6, sampling = {} } = {}) {
+async function nodeResult(name, prompt, { maxNewTokens = 6, sampling = {}, dtype = 'f32' } = {}) {
   const attn = await createAttention({ threads: 1 });
   try {
-    const model = await loadModel(attn, path.isAbsolute(name) ? name : path.join(FIXTURES, name));
+    const model = await loadModel(attn, path.isAbsolute(name) ? name : path.join(FIXTURES, name), { dtype });
     if (!model.config.causal) {
       const ids = model.encode(prompt);
       const { logits } = model.forward(ids, { logits: 'all' });

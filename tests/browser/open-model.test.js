@@ -184,6 +184,24 @@ test('a sharded llama (two shards and their index) dropped as files: greedy toke
   expect(files).toEqual(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors', 'tokenizer.json']);
 });
 
+test('weights stored as int8 (the dtype chosen before opening): fewer bytes in the engine, tokens as loadModel gives in Node', async () => {
+  const name = 'llama-gqa-llama3-sharded';
+  const { prompt } = expectedOf(name);
+  const f32 = await page.evaluate(() => window.__openModel.memory.weightBytes); // the model just opened, in f32
+  const want = await nodeResult(name, prompt, { dtype: 'int8' });
+  await page.selectOption('[data-testid=om-dtype]', 'int8');
+  try {
+    expect(await openFiles(fixtureFiles(name))).toEqual({ state: 'ready', error: null });
+    expect(await page.textContent('[data-testid=om-facts]')).toContain('Weight matrices stored as int8 in the engine.');
+    const int8 = await page.evaluate(() => window.__openModel.memory.weightBytes);
+    expect(int8).toBeLessThan(0.6 * f32);
+    const run = await runPrompt(page, { prompt, maxNew: 6 });
+    expect(run.newIds).toEqual(want.newIds);
+  } finally {
+    await page.selectOption('[data-testid=om-dtype]', 'f32');
+  }
+});
+
 test('a folder dropped (walked through its entries, a subfolder too): mistral opens from the folder holding config.json', async () => {
   const name = 'mistral-window';
   const { prompt } = expectedOf(name);
