@@ -4,6 +4,9 @@ import { el } from './dom.js';
 import { FAMILIES } from './open-model-files.js';
 
 const field = (text, input) => el('label', {}, text, input);
+/** A select of [value, text] options, the first chosen. */
+const choice = (testid, options) =>
+  el('select', { 'data-testid': testid }, ...options.map(([value, text]) => el('option', { value, text })));
 
 function fileButton(text, attrs) {
   return el('label', { class: 'file-button' }, text, el('input', { type: 'file', class: 'visually-hidden', ...attrs }));
@@ -56,14 +59,12 @@ function sourceSection() {
       el('div', { class: 'buttons' }, el('button', { type: 'submit', 'data-testid': 'om-open-url', text: 'Open' })),
       field(
         'weights in the engine (any source)',
-        el(
-          'select',
-          { 'data-testid': 'om-dtype' },
-          el('option', { value: 'f32', text: 'f32: as float32' }),
-          el('option', { value: 'f16', text: 'f16: half the bytes' }),
-          el('option', { value: 'bf16', text: 'bf16: half the bytes' }),
-          el('option', { value: 'int8', text: 'int8: a quarter, per-row scales' }),
-        ),
+        choice('om-dtype', [
+          ['f32', 'f32: as float32'],
+          ['f16', 'f16: half the bytes'],
+          ['bf16', 'bf16: half the bytes'],
+          ['int8', 'int8: a quarter, per-row scales'],
+        ]),
       ),
     ),
     el(
@@ -94,12 +95,10 @@ function runForm() {
     ),
     field(
       'decoding',
-      el(
-        'select',
-        { 'data-testid': 'om-decoding' },
-        el('option', { value: 'greedy', text: 'greedy: the most probable' }),
-        el('option', { value: 'sample', text: 'sample with a temperature' }),
-      ),
+      choice('om-decoding', [
+        ['greedy', 'greedy: the most probable'],
+        ['sample', 'sample with a temperature'],
+      ]),
     ),
     field(
       'temperature',
