@@ -49,16 +49,18 @@ export function createOpenModelViews(where, onSelect) {
   let last = null;
   return {
     /**
-     * Draws (or redraws) everything for the run's rows now in; rejects when the views cannot load.
+     * Draws (or redraws) everything for the run's rows now in; resolves to the milliseconds the drawing
+     * took, rejects when the views cannot load.
      * @param {{ n, attention, tokens }} shown   per layer [heads, n, n]
      * @param {{ numKvHeads: number, causal: boolean }} config
      */
     async draw(shown, config) {
       const asked = epoch;
       const v = await views();
-      if (asked !== epoch) return;
+      if (asked !== epoch) return 0;
       last = { v, shown, config };
-      if (shown.n === 0) return;
+      if (shown.n === 0) return 0;
+      const start = performance.now();
       const data = {
         attention: shown.attention,
         tokens: shown.tokens,
@@ -79,6 +81,7 @@ export function createOpenModelViews(where, onSelect) {
           },
         });
       drawHead(v, shown, config.causal);
+      return performance.now() - start;
     },
     get pick() {
       return pick;

@@ -74,7 +74,9 @@ export function progressText(p, done, totalBytes) {
   const fraction = totalBytes ? Math.min(1, read / totalBytes) : p.total ? Math.min(1, p.loaded / p.total) : null;
   const of = p.total ? ` of ${sizeText(p.total)}` : '';
   const whole = totalBytes ? ` — ${sizeText(read)} of ${sizeText(totalBytes)} in all` : ` — ${sizeText(read)} so far`;
-  return { fraction, text: `Reading ${p.file}: ${sizeText(p.loaded)}${of}${whole}` };
+  // A weights file read whole: the engine takes the weights next (or the next shard is read).
+  const next = p.total && p.loaded === p.total && /\.safetensors$/.test(p.file) ? '; then into the engine…' : '';
+  return { fraction, text: `Reading ${p.file}: ${sizeText(p.loaded)}${of}${whole}${next}` };
 }
 
 /** The loaded model in one line. */
