@@ -12,7 +12,8 @@ function chips(run) {
         'data-id': run.ids[i],
         'data-position': i,
       },
-      el('small', { text: String(run.ids[i]) }),
+      // the id beside the text (without a tokenizer the label is the id itself)
+      ...(label === `#${run.ids[i]}` ? [] : [el('small', { text: String(run.ids[i]) })]),
       label,
     ),
   );
