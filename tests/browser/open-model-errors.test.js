@@ -190,6 +190,25 @@ test('axe-core finds no violation on the tab with a model open, its maps drawn',
   expect(await axeViolations(page)).toEqual([]);
 });
 
+test('views that cannot load: the tokens are still shown, and the page says what is missing', async () => {
+  const other = await session.browser.context.newPage();
+  try {
+    await other.route('**/viz/index.mjs', (route) => route.abort());
+    await openTab(other, session.server.url);
+    await other.setInputFiles('[data-testid=om-files]', fixtureFiles('gpt2'));
+    await other.waitForFunction(() => window.__openModel.runError, null, { timeout: 60000 });
+    expect(await other.evaluate(() => window.__openModel.state)).toBe('ready');
+    expect(await other.textContent('[data-testid=om-run-error]')).toMatch(
+      /^The attention views \(wasm-attention\/viz\) could not be loaded from \/viz\/index\.mjs — TypeError: .+\.$/,
+    );
+    expect(await other.locator('[data-testid=om-token]').count()).toBeGreaterThan(0);
+    // (the page's own tabs import the views too, so here they stay unbound: the text is read, not seen)
+    expect(await other.textContent('[data-testid=om-output]')).toMatch(/^Continuation: /);
+  } finally {
+    await other.close();
+  }
+});
+
 const SCREENSHOTS = path.join(__dirname, '..', '..', 'build', 'screenshots');
 
 test.each([
