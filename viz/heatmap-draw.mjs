@@ -38,12 +38,12 @@ function hatch(ctx) {
 
 export function drawCells(ctx, L, image, dpr) {
   const f = levelFor(L.cell * dpr);
-  const level = image.level(f);
   // The visible cells, widened to whole pooled pixels.
   const c0 = Math.floor(L.firstCol / f) * f;
   const r0 = Math.floor(L.firstRow / f) * f;
   const c1 = Math.min(L.S, (Math.floor(L.lastCol / f) + 1) * f);
   const r1 = Math.min(L.T, (Math.floor(L.lastRow / f) + 1) * f);
+  const level = image.level(f, r0 / f, Math.ceil(r1 / f));
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(
     level,

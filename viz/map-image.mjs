@@ -3,7 +3,8 @@
 //
 // Level f holds one pixel per f × f block of cells: the block's largest weight, so a sharp
 // pattern (a diagonal, one bright key) survives being shown smaller than a pixel per cell, where
-// plain down-scaling would drop it. When the same weights come back with one more query row (a
+// plain down-scaling would drop it. A level's rows are coloured when first shown: zoomed into a
+// 2,048-token map, only the rows in view are. When the same weights come back with one more query row (a
 // token generated), only the pooled row that holds it is coloured again (one putImageData a level).
 import { MASK_CSS, MASK_RGBA, WEIGHT_LUT, lutIndex } from './colour-scale.mjs';
 
@@ -17,7 +18,7 @@ export function createMapImage() {
   let T = 0;
   let S = 0;
   let causal = false;
-  const levels = new Map(); // f → { f, canvas, ctx, rowCapacity, colCapacity }
+  const levels = new Map(); // f → { f, canvas, ctx, rowCapacity, colCapacity, painted: Uint8Array per row }
 
   function newCanvas(width, height) {
     const canvas = document.createElement('canvas');
@@ -64,9 +65,25 @@ export function createMapImage() {
     const level = { f, rowCapacity: capacity(T, f), colCapacity: capacity(S, f) };
     level.canvas = newCanvas(level.colCapacity, level.rowCapacity);
     level.ctx = level.canvas.getContext('2d');
-    paintRows(level, 0, Math.ceil(T / f));
+    level.painted = new Uint8Array(level.rowCapacity);
     levels.set(f, level);
     return level;
+  }
+
+  // Colours the level's rows r0 … r1−1 not coloured yet, a run of them per putImageData.
+  function ensureRows(level, r0, r1) {
+    const end = Math.min(r1, Math.ceil(T / level.f));
+    for (let r = Math.max(0, r0); r < end;) {
+      if (level.painted[r]) {
+        r++;
+        continue;
+      }
+      let stop = r;
+      while (stop < end && !level.painted[stop]) stop++;
+      paintRows(level, r, stop);
+      level.painted.fill(1, r, stop);
+      r = stop;
+    }
   }
 
   // Room for the grown map: a larger canvas holding a copy of the old pixels (not coloured again).
@@ -77,7 +94,9 @@ export function createMapImage() {
     const canvas = newCanvas(Math.max(cols, level.colCapacity), Math.max(rows, level.rowCapacity));
     const ctx = canvas.getContext('2d');
     ctx.drawImage(level.canvas, 0, 0);
-    Object.assign(level, { canvas, ctx, rowCapacity: canvas.height, colCapacity: canvas.width });
+    const painted = new Uint8Array(canvas.height);
+    painted.set(level.painted);
+    Object.assign(level, { canvas, ctx, painted, rowCapacity: canvas.height, colCapacity: canvas.width });
   }
 
   function sameRows(weights, t, s) {
@@ -131,13 +150,16 @@ export function createMapImage() {
           level.ctx.fillStyle = MASK_CSS;
           level.ctx.fillRect(col, 0, 1, r);
         }
-        paintRows(level, r, r + 1);
+        // The row holding the new query: coloured again if it was shown, else when it is.
+        if (level.painted[r]) paintRows(level, r, r + 1);
       }
       return 'append';
     },
-    /** The canvas of level f (a power of two), coloured now if it was not kept. */
-    level(f) {
-      return (levels.get(f) ?? build(f)).canvas;
+    /** The canvas of level f (a power of two), its rows r0 … r1−1 (level rows) coloured. */
+    level(f, r0 = 0, r1 = Infinity) {
+      const level = levels.get(f) ?? build(f);
+      ensureRows(level, r0, r1);
+      return level.canvas;
     },
     dispose() {
       levels.clear();

@@ -166,6 +166,32 @@ test('2,048 × 2,048: drawn pooled, labels thinned so they never overlap, more l
   expect(zoomed.rowLabelStep * zoomed.cellHeight).toBeGreaterThanOrEqual(FONT + 2);
 });
 
+test('zoomed into 2,048 × 2,048 at ≥ 1 px a cell, only the rows in view are coloured; panning colours the rest as they come', async () => {
+  await makeMap(2048, {}, 900);
+  const result = await page.evaluate(async () => {
+    const { spyCanvas } = await import('/tests/browser/viz-page.mjs');
+    const canvas = document.querySelector('[data-testid=viz-heatmap-canvas]');
+    const layout = () => JSON.parse(canvas.dataset.layout);
+    const spy = spyCanvas();
+    canvas.focus();
+    while (layout().level > 1) canvas.dispatchEvent(new KeyboardEvent('keydown', { key: '+', bubbles: true }));
+    // Rows of the full-resolution level (2,048 pixels wide).
+    const zoomed = { rows: spy.byWidth[2048], layout: layout() };
+    spy.byWidth = {};
+    canvas.dispatchEvent(new KeyboardEvent('keydown', { key: 'PageDown', bubbles: true }));
+    const paged = { rows: spy.byWidth[2048] ?? 0, layout: layout() };
+    spy.stop();
+    return { zoomed, paged };
+  });
+  const inView = (l) => Math.ceil(l.grid.height / l.cellHeight) + 1;
+  expect(result.zoomed.layout.level).toBe(1);
+  expect(result.zoomed.rows).toBeLessThanOrEqual(inView(result.zoomed.layout));
+  expect(result.zoomed.rows).toBeLessThan(2048 / 2);
+  expect(result.paged.layout.pan.row).not.toBeCloseTo(result.zoomed.layout.pan.row, 0);
+  expect(result.paged.rows).toBeGreaterThan(0);
+  expect(result.paged.rows).toBeLessThanOrEqual(inView(result.paged.layout) + 1);
+});
+
 test('incremental: the same map with one more query (and key) row colours one row, not the grid', async () => {
   const result = await runInPage(page, MODULES, (m) => {
     const T = 200;

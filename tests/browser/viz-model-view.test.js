@@ -154,6 +154,27 @@ test('layers not computed (null, as forward gives for attention: { layers }) hav
   });
 });
 
+test('2,048 tokens: every thumbnail drawn pooled (a pixel per block, its largest weight), the diagonal kept', async () => {
+  const result = await runInPage(page, MODULES, (m) => {
+    const T = 2048;
+    const a = new Float32Array(2 * T * T);
+    // Head 0 looks at the token before (a diagonal), head 1 at the first token.
+    for (let i = 0; i < T; i++) {
+      a[i * T + Math.max(0, i - 1)] = 1;
+      a[T * T + i * T] = 1;
+    }
+    m.viz.createModelView(m.t.mount(700), { attention: [a], tokens: m.t.tokens(T) });
+    return Array.from(document.querySelectorAll('[data-testid=thumb-map]'), (c) => JSON.parse(c.dataset.layout));
+  });
+  expect(result).toHaveLength(2);
+  for (const l of result) expect([l.rows, l.cols]).toEqual([2048, 2048]);
+  // Near the diagonal's middle the pooled pixel is bright in head 0 and dark in head 1.
+  const [px] = await canvasPixels(page, '[data-testid=thumb-map][data-head="0"]', [[1024, 1023]]);
+  const [other] = await canvasPixels(page, '[data-testid=thumb-map][data-head="1"]', [[1024, 1023]]);
+  expect(px.colours[0][1]).toBeGreaterThan(200); // viridis at 1: yellow
+  expect(other.colours[0][1]).toBeLessThan(60);
+});
+
 test('update keeps the rest; dispose removes every element and listener it added', async () => {
   const result = await runInPage(page, MODULES, (m) => {
     const listeners = m.t.spyListeners();

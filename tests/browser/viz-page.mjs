@@ -53,16 +53,17 @@ export function mount(width = 700) {
 }
 
 /**
- * Counts the rows of every putImageData (how many map rows were coloured) and drawImage calls,
- * until stop(): { rows, calls, stop() }.
+ * Counts the rows of every putImageData (how many map rows were coloured; byWidth: per image width,
+ * i.e. per pooling level) until stop(): { rows, calls, byWidth, stop() }.
  */
 export function spyCanvas() {
   const proto = CanvasRenderingContext2D.prototype;
   const put = proto.putImageData;
-  const spy = { rows: 0, calls: 0 };
+  const spy = { rows: 0, calls: 0, byWidth: {} };
   proto.putImageData = function (img, ...rest) {
     spy.rows += img.height;
     spy.calls++;
+    spy.byWidth[img.width] = (spy.byWidth[img.width] ?? 0) + img.height;
     return put.call(this, img, ...rest);
   };
   spy.stop = () => {
