@@ -6,18 +6,6 @@ import { OPEN } from './open-model-protocol.js';
 
 let running = null; // { id, stopped } of the generation in flight
 
-// A turn of the worker's event loop in which its pending messages (a stop, a newer run) are read.
-// generate yields between tokens with scheduler.yield where there is one, and Chromium runs those
-// continuations before waiting messages: a stop would only be read once the generation is over.
-const turn = new MessageChannel();
-const waiting = [];
-turn.port1.onmessage = () => waiting.shift()?.();
-const nextTurn = () =>
-  new Promise((resolve) => {
-    waiting.push(resolve);
-    turn.port2.postMessage(0);
-  });
-
 /** A token's text as a label: decoded alone, special tokens kept; its id without a tokenizer. */
 const labeller =
   ({ model, tokenized }) =>
@@ -106,8 +94,8 @@ async function generate(ctx, msg, ids) {
             { type: OPEN.token, id: msg.id, token: { id, label: labelOf(id), piece: text }, rows },
             transferList(rows),
           );
-          // Resolves after a turn that read the messages waiting: `false` (a stop came) ends generate.
-          return nextTurn().then(() => !job.stopped && running === job);
+          // generate gives the event loop a turn between tokens, so a stop posted by the page is read.
+          return !job.stopped && running === job;
         },
       });
     }
