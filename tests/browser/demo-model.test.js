@@ -310,7 +310,7 @@ test('without the model file (a package folder) the page says so plainly, and th
     await other.waitForSelector('body[data-model=missing]', { timeout: 60000 });
     const text = await other.locator('[data-testid=poem-error]').textContent();
     expect(text).toMatch(
-      /^The trained poem model is not here: \/models\/tang-poems\/config\.json answered HTTP 404\. The npm package does not ship the model/,
+      /^The trained poem model is not here: \/models\/tang-poems\/config\.json answered HTTP 404\. The package ships it in the folder models\/tang-poems\/ next to web\//,
     );
     expect(text).toContain('the textbook tab');
     expect(await other.locator('[data-testid=poem-controls]').isHidden()).toBe(true);
