@@ -7,14 +7,26 @@ import { renderPoemTokens, renderTopTokens } from './poem-view.js';
 import { moveCell } from './selection.js';
 import { formatWeight, hideTooltip, showTooltip } from './tooltip.js';
 import { isKeyMasked } from '../lib/attention-rules.mjs';
+import { keepChipFocus } from './poem-focus.js';
 
 const $ = (id) => document.getElementById(id);
 
 /**
- * @param {{ engine, s, view, scheduleDraw(), redrawMaps(), begin(generating), askSteps() }} ctx
+ * @param {{ engine, s, view, scheduleDraw(), redrawMaps(), begin(generating), askSteps(), samplingChanged(),
+ *   promptEdited() }} ctx
  * @returns {object} the handlers bindPoemControls takes
  */
-export function poemHandlers({ engine, s, view, scheduleDraw, redrawMaps, begin, askSteps }) {
+export function poemHandlers({
+  engine,
+  s,
+  view,
+  scheduleDraw,
+  redrawMaps,
+  begin,
+  askSteps,
+  samplingChanged,
+  promptEdited,
+}) {
   function pickQuery(i) {
     s.ui = {
       ...s.ui,
@@ -55,13 +67,15 @@ export function poemHandlers({ engine, s, view, scheduleDraw, redrawMaps, begin,
 
   const handlers = {
     promptChanged: () => {
-      if (s.model) begin(false);
+      if (s.model) promptEdited();
     },
     decodingChanged() {
       const greedy = readPoemSettings($('poem-controls')).greedy;
       for (const name of ['poem-temperature', 'poem-top-k', 'poem-seed'])
         $('poem-controls').elements[name].disabled = greedy;
+      samplingChanged();
     },
+    samplingChanged,
     generate: () => {
       if (s.model) begin(true);
     },
@@ -76,7 +90,7 @@ export function poemHandlers({ engine, s, view, scheduleDraw, redrawMaps, begin,
     pickToken(i) {
       s.picked = i;
       pickQuery(i);
-      if (s.run) renderPoemTokens(s.run, { picked: i, highlight: s.ui.highlight });
+      if (s.run) keepChipFocus(() => renderPoemTokens(s.run, { picked: i, highlight: s.ui.highlight }));
       if (s.run) renderTopTokens(s.run, i, { greedy: readPoemSettings($('poem-controls')).greedy });
     },
     openHead(layer, head) {

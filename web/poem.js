@@ -11,6 +11,7 @@ import { bindPoemControls } from './poem-controls.js';
 import { createGeneration } from './poem-generation.js';
 import { poemHandlers } from './poem-handlers.js';
 import { loadPoemModel } from './poem-loading.js';
+import { keepChipFocus } from './poem-focus.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -35,6 +36,8 @@ export function createPoemPage(engine, modelUrl) {
     ui: { highlight: -1, open: null, query: 0, cursor: null, followLatest: true },
     stepsAsked: 0,
     owed: 0, // generation whose last token awaits drawing before the next is asked for
+    mode: '', // what s.generating runs: 'prompt' or 'generate'
+    stopReason: '', // 'edited': the running generation was stopped because the prompt changed
   };
   // What the browser tests read (and a reader in the console): window.__poem.
   const test = {
@@ -55,6 +58,7 @@ export function createPoemPage(engine, modelUrl) {
           reason: r.reason,
           top: r.top,
           tokenMs: r.tokenMs,
+          temperature: r.temperature,
         }
       );
     },
@@ -84,7 +88,7 @@ export function createPoemPage(engine, modelUrl) {
     view.render(r, s.ui);
     $('poem-output-section').hidden = !r;
     if (!r) return;
-    renderPoemTokens(r, { picked: s.picked, highlight: s.ui.highlight });
+    keepChipFocus(() => renderPoemTokens(r, { picked: s.picked, highlight: s.ui.highlight }));
     const settings = readPoemSettings($('poem-controls'));
     renderTopTokens(r, s.picked >= 0 ? s.picked : r.n - (r.n > r.promptLength ? 1 : 0), { greedy: settings.greedy });
     test.tokenCounts.push(r.n - r.promptLength);
@@ -103,8 +107,18 @@ export function createPoemPage(engine, modelUrl) {
     }
   }
 
-  const { begin, askSteps } = createGeneration({ engine, s, test, scheduleDraw });
-  const handlers = poemHandlers({ engine, s, view, scheduleDraw, redrawMaps, begin, askSteps });
+  const { begin, askSteps, samplingChanged, promptEdited } = createGeneration({ engine, s, test, scheduleDraw });
+  const handlers = poemHandlers({
+    engine,
+    s,
+    view,
+    scheduleDraw,
+    redrawMaps,
+    begin,
+    askSteps,
+    samplingChanged,
+    promptEdited,
+  });
 
   return {
     test,
