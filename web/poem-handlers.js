@@ -3,20 +3,20 @@
 // readout. poem-controls.js calls these; poem.js holds the state they change.
 import { readPoemSettings } from './poem-settings.js';
 import { labelsOf } from './poem-run.js';
-import { renderPoemTokens, renderTopTokens } from './poem-view.js';
+import { renderTopTokens } from './poem-view.js';
 import { moveCell } from './selection.js';
 import { formatWeight, hideTooltip, showTooltip } from './tooltip.js';
 import { isKeyMasked } from '../lib/attention-rules.mjs';
-import { keepChipFocus } from './poem-focus.js';
 
 const $ = (id) => document.getElementById(id);
 
 /**
- * @param {{ engine, s, view, scheduleDraw(), redrawMaps(), begin(generating), askSteps(), samplingChanged(),
+ * @param {{ renderChips(), engine, s, view, scheduleDraw(), redrawMaps(), begin(generating), askSteps(), samplingChanged(),
  *   promptEdited() }} ctx
  * @returns {object} the handlers bindPoemControls takes
  */
 export function poemHandlers({
+  renderChips,
   engine,
   s,
   view,
@@ -90,7 +90,7 @@ export function poemHandlers({
     pickToken(i) {
       s.picked = i;
       pickQuery(i);
-      if (s.run) keepChipFocus(() => renderPoemTokens(s.run, { picked: i, highlight: s.ui.highlight }));
+      if (s.run) renderChips();
       if (s.run) renderTopTokens(s.run, i, { greedy: readPoemSettings($('poem-controls')).greedy });
     },
     openHead(layer, head) {
