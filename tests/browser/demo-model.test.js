@@ -323,7 +323,7 @@ test('without the model file (a package folder) the page says so plainly, and th
       '#textbook',
     ]);
     expect(await other.locator('[data-testid=panel-model]').isHidden()).toBe(true);
-    expect(await other.evaluate(() => window.__demo.shown().heads.length)).toBe(8);
+    expect(await other.evaluate(() => window.__demo.shown().heads.length)).toBe(2);
     expect(await other.locator('[data-testid=error]').isHidden()).toBe(true);
     // The only problem is the missing file itself.
     expect(seen.length).toBeGreaterThan(0);
