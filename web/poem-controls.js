@@ -2,6 +2,7 @@
 // map (pointer and keys), turned into calls of the handlers poem.js passes in. Knows nothing
 // of the engine or of how anything is drawn.
 import { cellAt } from './heatmap.js';
+import { bindChipKeys } from './poem-focus.js';
 
 const PROMPT_DEBOUNCE_MS = 300;
 const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'Enter', ' '];
@@ -65,6 +66,7 @@ export function bindPoemControls(h) {
   $('poem-stop').addEventListener('click', () => h.stop());
 
   const chips = $('poem-tokens');
+  bindChipKeys(chips);
   const chipIndex = (e) => {
     const chip = e.target.closest?.('[data-testid=poem-token]');
     return chip ? Number(chip.dataset.index) : -1;

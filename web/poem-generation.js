@@ -8,6 +8,7 @@ import { hideTooltip } from './tooltip.js';
 import { showErrors } from './status.js';
 import { el } from './dom.js';
 import { MESSAGE } from './worker-protocol.js';
+import { resetChipStop } from './poem-focus.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -139,6 +140,7 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
     s.mode = generating ? 'generate' : 'prompt';
     s.stopReason = '';
     s.picked = -1;
+    resetChipStop();
     test.tokenCounts = [];
     test.done = null;
     setBusy(generating); // a prompt alone is one message: nothing to stop
@@ -163,9 +165,8 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
         temperature: settings.greedy ? 0 : temperature,
         topK: settings.greedy ? 0 : settings.topK,
       });
-      const from = (s.run ? s.run.n - s.run.promptLength : 0) + 1;
       setStatus(
-        `Generating… ${settings.greedy ? 'greedy' : `temperature ${temperature}, top-k ${settings.topK || 'all'}`} from character ${from} on.`,
+        `Generating… ${settings.greedy ? 'greedy' : `temperature ${temperature}, top-k ${settings.topK || 'all'}`} from the next character on.`,
       );
     }
   }

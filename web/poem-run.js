@@ -53,6 +53,7 @@ export function createPoemRun({ id, nLayers, nHeads, nKvHeads, capacity, vocab =
     logits: [],
     temperature,
     tokenMs: [], // the worker's time for each generated token
+    drawnAt: [], // drawnAt[i]: the temperature token i was drawn at (0: greedy; null for the prompt)
     done: false,
     reason: '',
   };
@@ -95,8 +96,11 @@ export function addToken(run, { token, attention, ms, logits = null }) {
   all[i] = logits;
   top[i] = logits && run.temperature !== null ? topFrom(run, logits, run.temperature, token.top.length) : token.top;
   const tokenMs = typeof ms === 'number' ? [...run.tokenMs, ms] : run.tokenMs;
+  const drawnAt = run.drawnAt.slice(0, i);
+  drawnAt[i] = token.temperature ?? null;
   return {
     ...run,
+    drawnAt,
     n: i + 1,
     ids: [...run.ids, token.id],
     texts: [...run.texts, token.text],

@@ -73,7 +73,7 @@ async function run(msg, post) {
       );
       return;
     }
-    const { id, text, top: stepTop, attention: rows, logits: stepLogits } = step.value;
+    const { id, text, top: stepTop, attention: rows, logits: stepLogits, temperature } = step.value;
     const att = copyAttention(rows);
     // the worker's time for this token: choosing it, the model's forward, its attention rows
     const ms = performance.now() - start;
@@ -82,7 +82,7 @@ async function run(msg, post) {
         type: MESSAGE.modelToken,
         id: msg.id,
         index,
-        token: { id, text, top: stepTop },
+        token: { id, text, top: stepTop, temperature },
         attention: att,
         logits: stepLogits,
         ms,

@@ -66,6 +66,7 @@ export function createPoemPage(engine, modelUrl) {
           top: r.top,
           tokenMs: r.tokenMs,
           temperature: r.temperature,
+          drawnAt: r.drawnAt,
         }
       );
     },

@@ -22,7 +22,8 @@
 //   { type: 'model-generate', id, text, maxNew, temperature, topK, seed, stopAtPoemStart, topCount }
 //     text: the prompt (the poem start, token 0, goes before it); temperature 0 is greedy
 //     → { type: 'model-prompt', id, ids, texts, top, attention, logits }      the prompt fed at once
-//     → { type: 'model-token', id, index, token: { id, text, top }, attention, logits, ms }   per new token
+//     → { type: 'model-token', id, index, token: { id, text, top, temperature }, attention, logits, ms }   per new token
+//        temperature: the one the token was drawn at (0: greedy; model-sampling changes it)
 //        ms: the worker's time for the token (choosing it, the model's forward, its attention rows)
 //     → { type: 'model-done', id, reason, top, logits, error? }
 //        reason: 'maxNew' | 'maxLength' | 'poemStart' (the model began a new poem; that token is

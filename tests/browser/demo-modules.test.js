@@ -173,7 +173,7 @@ test('each new module exports exactly its documented names', async () => {
     'poem-generation': ['createGeneration', 'listedTemperature'],
     'poem-handlers': ['poemHandlers'],
     'poem-loading': ['loadPoemModel'],
-    'poem-focus': ['keepChipFocus'],
+    'poem-focus': ['bindChipKeys', 'keepChipFocus', 'resetChipStop'],
     'poem-heads': ['readHeads', 'renderHeadBadges', 'shortName'],
     'poem-recited': ['readRecited', 'recitedSegments'],
     'poem-tour': ['createTour', 'strongestKey', 'tourStops'],

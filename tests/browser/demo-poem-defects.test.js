@@ -72,7 +72,7 @@ test('an unfinished pinyin composition is neither reported as unknown characters
   await cdp.detach();
 });
 
-test('Enter on a chip keeps the keyboard focus on that chip, and Tab goes on from there', async () => {
+test('Enter on a chip keeps the keyboard focus on that chip, and the arrow keys go on from there', async () => {
   await page.focus('[data-testid=poem-token][data-index="3"]');
   await page.keyboard.press('Enter');
   await frames();
@@ -83,12 +83,43 @@ test('Enter on a chip keeps the keyboard focus on that chip, and Tab goes on fro
     highlight: window.__poem.ui.highlight,
   }));
   expect(after).toEqual({ index: '3', testid: 'poem-token', picked: '3', highlight: 3 });
-  await page.keyboard.press('Tab');
+  await page.keyboard.press('ArrowRight');
   expect(await page.evaluate(() => document.activeElement.dataset.index)).toBe('4');
   // Space too, and a generation redrawing the chips every frame keeps it as well.
   await page.keyboard.press(' ');
   await frames();
   expect(await page.evaluate(() => document.activeElement.dataset.index)).toBe('4');
+});
+
+test('the chips are one Tab stop (arrow keys move along them), so the first map is a few Tab presses from the prompt', async () => {
+  await runPoem(page, { 'poem-max-new': '50', 'poem-stop-at-end': false }, { generate: true });
+  expect(await page.evaluate(() => window.__poem.run.n)).toBe(57);
+  await page.focus('[data-testid=poem-prompt]');
+  let presses = 0;
+  while (presses < 40) {
+    await page.keyboard.press('Tab');
+    presses++;
+    if (await page.evaluate(() => document.activeElement.dataset.testid === 'thumb')) break;
+  }
+  expect(presses).toBeLessThanOrEqual(12); // 58 before
+  // On the chips: the arrow keys, Home and End move the focus and bring each row forward.
+  await page.focus('[data-testid=poem-token][data-index="0"]');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  expect(await page.evaluate(() => [document.activeElement.dataset.index, window.__poem.ui.highlight])).toEqual([
+    '2',
+    2,
+  ]);
+  await page.keyboard.press('End');
+  expect(await page.evaluate(() => document.activeElement.dataset.index)).toBe('56');
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowLeft');
+  expect(await page.evaluate(() => document.activeElement.dataset.index)).toBe('0');
+  expect(
+    await page.evaluate(
+      () => Array.from(document.querySelectorAll('[data-testid=poem-token]')).filter((c) => c.tabIndex === 0).length,
+    ),
+  ).toBe(1);
 });
 
 test('tapping a chip on a 390 px phone brings its row forward in the maps', async () => {
@@ -174,16 +205,28 @@ test('live temperature: the candidates are listed again at once, and a running g
   await runPoem(page, { 'poem-max-new': '60', 'poem-stop-at-end': false }, { generate: false });
   await page.evaluate(() => document.getElementById('poem-generate').click());
   await page.waitForFunction(() => window.__poem.run && window.__poem.run.n - window.__poem.run.promptLength >= 3);
+  // The sampling fields are filled while disabled (greedy); switching to sampling applies them.
+  await page.evaluate(() => {
+    document.getElementById('poem-top-k').value = '0';
+    document.getElementById('poem-temperature').value = '3';
+  });
   await page.selectOption('[data-testid=poem-decoding]', 'sample');
-  await page.fill('[data-testid=poem-top-k]', '0');
-  await page.fill('[data-testid=poem-temperature]', '3');
-  const status = await page.locator('[data-testid=poem-status]').textContent();
-  expect(status).toMatch(/^Generating… temperature 3, top-k all from character \d+ on\.$/);
-  const from = Number(/character (\d+)/.exec(status)[1]);
+  expect(await page.locator('[data-testid=poem-status]').textContent()).toBe(
+    'Generating… temperature 3, top-k all from the next character on.',
+  );
   await page.waitForFunction(() => window.__poem.run.done, null, { timeout: 60000 });
-  const text = await page.evaluate(() => window.__poem.run.texts.join(''));
+  const { text, drawnAt, promptLength } = await page.evaluate(() => ({
+    text: window.__poem.run.texts.join(''),
+    drawnAt: window.__poem.run.drawnAt.slice(window.__poem.run.promptLength),
+    promptLength: window.__poem.run.promptLength,
+  }));
+  // Each token says the temperature it was drawn at: greedy up to the change, 3 from then on.
+  const from = drawnAt.indexOf(3);
+  expect(from).toBeGreaterThanOrEqual(3);
+  expect(drawnAt.slice(0, from).every((t) => t === 0)).toBe(true);
+  expect(drawnAt.slice(from).every((t) => t === 3)).toBe(true);
   const greedy = '<s>床前明月光，疑是地上霜。\n举头望明月，低头思故乡。\n';
-  expect(text.slice(0, 7 + from - 1)).toBe((greedy + '…'.repeat(60)).slice(0, 7 + from - 1));
+  expect(text.slice(0, promptLength + from)).toBe(greedy.slice(0, promptLength + from));
   expect(text.startsWith(greedy)).toBe(false);
 });
 

@@ -9,7 +9,8 @@ const POEM_START_ID = 0;
  * A generator yielding { id, text, position, top, attention, logits } per new token: text is the token's
  * own text, position its index in the session, top the topCount most likely candidates it was drawn
  * from ([{ id, text, prob }], at the sampling temperature, or 1 when greedy), attention its rows
- * from session.feed (per layer [numHeads, 1, position + 1]), logits those it was chosen from (a copy). It stops after maxNew tokens, when the
+ * from session.feed (per layer [numHeads, 1, position + 1]), logits those it was chosen from (a copy),
+ * temperature the one it was drawn at (0: greedy). It stops after maxNew tokens, when the
  * session is full, or (stopAtPoemStart) when the model picks the poem start, which is then neither
  * yielded nor fed; the generator's return value says which: { stop: 'maxNew' | 'maxLength' |
  * 'poemStart', top } (top: the candidates of the step that stopped, or null). Options are checked
@@ -44,7 +45,7 @@ export function generate(
       const top = model.topTokens(logits, topCount, topTemperature);
       if (stopAtPoemStart && id === POEM_START_ID) return { stop: 'poemStart', top };
       const { attention } = session.feed([id]);
-      yield { id, text: model.tokenText(id), position: session.length - 1, top, attention, logits };
+      yield { id, text: model.tokenText(id), position: session.length - 1, top, attention, logits, temperature };
     }
     return { stop: 'maxNew', top: null };
   })();
