@@ -11,22 +11,12 @@ import { isKeyMasked } from '../lib/attention-rules.mjs';
 const $ = (id) => document.getElementById(id);
 
 /**
- * @param {{ renderChips(), engine, s, view, scheduleDraw(), redrawMaps(), begin(generating), askSteps(), samplingChanged(),
- *   promptEdited() }} ctx
+ * @param {{ renderChips(), engine, s, view, scheduleDraw(), redrawMaps(), generation }} ctx
+ *   generation: poem-generation.js's { begin(generating), askSteps(), samplingChanged(), promptEdited() }
  * @returns {object} the handlers bindPoemControls takes
  */
-export function poemHandlers({
-  renderChips,
-  engine,
-  s,
-  view,
-  scheduleDraw,
-  redrawMaps,
-  begin,
-  askSteps,
-  samplingChanged,
-  promptEdited,
-}) {
+export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redrawMaps, generation }) {
+  const { begin, askSteps, samplingChanged, promptEdited } = generation;
   function pickQuery(i) {
     s.ui = {
       ...s.ui,

@@ -158,19 +158,9 @@ export function createPoemPage(engine, modelUrl) {
     }
   }
 
-  const { begin, askSteps, samplingChanged, promptEdited } = createGeneration({ engine, s, test, scheduleDraw });
-  const handlers = poemHandlers({
-    renderChips,
-    engine,
-    s,
-    view,
-    scheduleDraw,
-    redrawMaps,
-    begin,
-    askSteps,
-    samplingChanged,
-    promptEdited,
-  });
+  const generation = createGeneration({ engine, s, test, scheduleDraw });
+  const { begin, askSteps } = generation;
+  const handlers = poemHandlers({ renderChips, engine, s, view, scheduleDraw, redrawMaps, generation });
 
   const tour = createTour($('poem-tour'), {
     stops: () => tourStops(s.heads),
