@@ -141,6 +141,16 @@ export function weightedValuesBlock(s) {
       ),
     );
   }
+  rows.push(
+    el(
+      'tr',
+      { class: 'output', 'data-testid': 'v-output' },
+      el('th', { scope: 'row', text: 'output = Σ wⱼ·vⱼ' }),
+      el('td', { class: 'weight', text: '' }),
+      ...Array.from(s.output.subarray(0, shown), (v) => el('td', { text: format(v), title: String(v) })),
+      ...(s.dV > shown ? [el('td', { text: '…' })] : []),
+    ),
+  );
   return el(
     'div',
     { class: 'v-block' },

@@ -39,8 +39,9 @@ function strip(values, rows, cols, rowLabels, testId, { name, width }) {
   const canvas = el('canvas', { class: 'strip', 'data-testid': testId, tabindex: '0' });
   const readout = el('output', { class: 'readout', 'data-testid': `${testId}-readout`, 'aria-live': 'polite' });
   const m = absMax(values);
-  const cellWidth = Math.max(0.25, Math.min(12, (width - 50) / cols));
-  const cellHeight = rows === 1 ? 14 : Math.max(3, Math.min(12, Math.floor(220 / rows)));
+  // A short vector (the readable sizes) gets cells big enough to see each value's colour.
+  const cellWidth = Math.max(0.25, Math.min(cols <= 32 ? 24 : 12, (width - 50) / cols));
+  const cellHeight = rows === 1 ? 18 : Math.max(3, Math.min(rows <= 16 ? 16 : 12, Math.floor(220 / rows)));
   const opts = {
     matrix: values,
     rows,

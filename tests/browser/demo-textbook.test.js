@@ -119,6 +119,32 @@ test('the value rows that make the output, shaded by their weight, the strongest
   const byWeight = [...rows].sort((a, b) => a.weight - b.weight);
   for (let k = 1; k < byWeight.length; k++) expect(byWeight[k].alpha).toBeGreaterThanOrEqual(byWeight[k - 1].alpha);
   expect(byWeight.at(-1).alpha).toBeGreaterThan(byWeight[0].alpha);
+  // The last row is their sum, the engine's output.
+  const output = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('#steps [data-testid=v-output] td:not(.weight)'), (td) => Number(td.title)),
+  );
+  output.forEach((o, d) => {
+    const sum = s.weights.reduce((acc, w, j) => acc + w * s.V[j * s.dV + d], 0);
+    expect(Math.abs(o - sum)).toBeLessThan(1e-5 * (1 + Math.abs(sum)));
+  });
+
+  // Past 16 tokens the 16 heaviest rows are listed and the others summed up.
+  await page.fill('[data-testid=text]', 'attentionisallyouneedtoday');
+  await page.waitForFunction(() => window.__demo.last.tokens.length === 26);
+  await settle();
+  const many = await page.evaluate(() => ({
+    rows: Array.from(document.querySelectorAll('#steps [data-testid=v-row]'), (tr) => Number(tr.dataset.weight)),
+    rest: document.querySelector('#steps [data-testid=v-rest]')?.textContent,
+  }));
+  const all = await picked();
+  expect(many.rows).toHaveLength(16);
+  const heaviest = [...all.weights].sort((a, b) => b - a).slice(0, 16);
+  expect([...many.rows].sort((a, b) => b - a)).toEqual(heaviest);
+  const rest = all.weights.reduce((a, b) => a + b, 0) - heaviest.reduce((a, b) => a + b, 0);
+  expect(many.rest).toBe(`10 other rows× ${rest.toFixed(3)} in all`);
+  await page.fill('[data-testid=text]', '我愛AI');
+  await page.waitForFunction(() => window.__demo.last.tokens.length === 4);
+  await settle();
 });
 
 /** The player's state: stage, which parts are veiled and which is current, the status line. */
