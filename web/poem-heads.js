@@ -16,14 +16,29 @@ export function shortName(pattern) {
   return pattern;
 }
 
+/** The kind of a pattern, for the tour: 'half-line', 'previous', 'punctuation' or 'band'. */
+export function kindOf(pattern) {
+  if (/punctuation/.test(pattern)) return 'punctuation';
+  if (/half-line/.test(pattern)) return 'half-line';
+  if (/just before/.test(pattern)) return 'previous';
+  return 'band';
+}
+
 /**
- * heads.json's heads as the page uses them: { layer, head (from 0), name, pattern, share }, by
- * falling share. Throws a TypeError naming what is wrong with the document.
+ * heads.json's heads as the page uses them: { layer, head (from 0), name, kind, pattern, share }, by
+ * falling share: its `heads` (each head's narrowest band of look-back distances) and its `marks`
+ * (heads that also put a large share on the latest punctuation mark). A TypeError names what is
+ * wrong with the document.
  */
 export function readHeads(doc, { numLayers, numHeads }) {
-  if (!doc || !Array.isArray(doc.heads)) throw new TypeError('heads.json: expected { heads: [...] }');
-  return doc.heads
-    .map((h, k) => {
+  if (!doc || !Array.isArray(doc.heads) || !(doc.marks === undefined || Array.isArray(doc.marks)))
+    throw new TypeError('heads.json: expected { heads: [...], marks?: [...] }');
+  const entries = [
+    ...doc.heads.map((h, k) => [h, `heads[${k}]`]),
+    ...(doc.marks ?? []).map((h, k) => [h, `marks[${k}]`]),
+  ];
+  return entries
+    .map(([h, where]) => {
       const ok =
         Number.isInteger(h.layer) &&
         h.layer >= 0 &&
@@ -33,8 +48,15 @@ export function readHeads(doc, { numLayers, numHeads }) {
         h.head < numHeads &&
         typeof h.pattern === 'string' &&
         typeof h.score === 'number';
-      if (!ok) throw new TypeError(`heads.json: heads[${k}] is not { layer, head, pattern, score } of this model`);
-      return { layer: h.layer, head: h.head, name: shortName(h.pattern), pattern: h.pattern, share: h.score };
+      if (!ok) throw new TypeError(`heads.json: ${where} is not { layer, head, pattern, score } of this model`);
+      return {
+        layer: h.layer,
+        head: h.head,
+        name: shortName(h.pattern),
+        kind: kindOf(h.pattern),
+        pattern: h.pattern,
+        share: h.score,
+      };
     })
     .sort((a, b) => b.share - a.share);
 }

@@ -5,17 +5,15 @@
 import { el } from './dom.js';
 import { tokenLabel } from './poem-run.js';
 
-/** The tour's steps: the strongest head of each kind of pattern, strongest first, at most `count`. */
+// The kinds of head the tour shows, in this order: the clearest patterns to see in a map.
+const TOUR_KINDS = ['half-line', 'previous', 'punctuation'];
+
+/** The tour's steps: the strongest head of each kind of TOUR_KINDS (then of the others), at most `count`. */
 export function tourStops(heads, count = 3) {
-  const seen = new Set();
-  const out = [];
-  for (const h of heads) {
-    if (seen.has(h.name)) continue;
-    seen.add(h.name);
-    out.push(h);
-    if (out.length === count) break;
-  }
-  return out;
+  const strongest = (kind) => heads.find((h) => h.kind === kind);
+  const out = TOUR_KINDS.map(strongest).filter(Boolean);
+  for (const h of heads) if (out.length < count && !out.some((o) => o.kind === h.kind)) out.push(h);
+  return out.slice(0, count);
 }
 
 /** Where row `query` of an [n, n] matrix puts its largest weight: { key, weight, back }. */

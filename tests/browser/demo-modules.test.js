@@ -174,7 +174,7 @@ test('each new module exports exactly its documented names', async () => {
     'poem-handlers': ['poemHandlers'],
     'poem-loading': ['loadPoemModel'],
     'poem-focus': ['bindChipKeys', 'keepChipFocus', 'resetChipStop'],
-    'poem-heads': ['readHeads', 'renderHeadBadges', 'shortName'],
+    'poem-heads': ['kindOf', 'readHeads', 'renderHeadBadges', 'shortName'],
     'poem-recited': ['readRecited', 'recitedSegments'],
     'poem-tour': ['createTour', 'strongestKey', 'tourStops'],
     'poem-export': ['attentionDocument', 'headCSV', 'saveAttentionJSON', 'saveHeadCSV'],

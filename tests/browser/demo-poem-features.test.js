@@ -5,7 +5,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, axeViolations, modelTabSession, runPoem } = require('./harness');
 
-const HEADS = JSON.parse(fs.readFileSync(path.join(ROOT, 'models', 'tang-poems', 'heads.json'), 'utf8')).heads;
+const HEADS_JSON = JSON.parse(fs.readFileSync(path.join(ROOT, 'models', 'tang-poems', 'heads.json'), 'utf8'));
+// A badge per look-back band (heads) and per head with a large share on the latest mark (marks).
+const HEADS = [...HEADS_JSON.heads, ...HEADS_JSON.marks];
 
 let session;
 let page;
@@ -50,6 +52,11 @@ test('a badge per head heads.json names, strongest first, in the page’s words;
     ]),
   );
   expect(badges.some((b) => /seven-character verse/.test(b.text))).toBe(true);
+  // Layer 4's head 3 has two: its band and the latest punctuation mark.
+  expect(badges.filter((b) => b.layer === 3 && b.head === 2).map((b) => b.text)).toEqual([
+    'L4 H3 2–4 characters back 46 %',
+    'L4 H3 the latest punctuation mark 37 %',
+  ]);
   await page.click('[data-testid=head-badge][data-layer="2"][data-head="3"]');
   await page.waitForFunction(() => window.__poem.stepsShown?.layer === 2 && window.__poem.stepsShown?.head === 3);
   expect(await page.evaluate(() => window.__poem.ui.open)).toEqual({ layer: 2, head: 3 });
@@ -95,9 +102,16 @@ test('the tour: opens the clearest heads one by one, says where the latest token
   await page.keyboard.press('ArrowRight');
   const second = await step();
   expect(second.step).toBe(1);
-  expect(second.heading).toMatch(/^Tour 2 of 3: /);
-  expect(second.heading).not.toContain('five-character');
+  expect(second.heading).toBe('Tour 2 of 3: the previous characters');
+  expect(second.open).toEqual({ layer: 2, head: 0 });
   expect(second.text).toContain(`puts its largest weight, ${second.want.weight}, on`);
+  await page.keyboard.press('ArrowRight');
+  const third = await step();
+  expect(third.heading).toBe('Tour 3 of 3: the latest punctuation mark');
+  expect(third.open).toEqual({ layer: 3, head: 2 });
+  expect(third.text).toContain('puts 37 % of its weight on the latest punctuation mark or line break');
+  await page.keyboard.press('ArrowLeft');
+  expect((await step()).step).toBe(1);
   // Tab reaches its buttons; Escape skips the rest and gives the focus back.
   await page.keyboard.press('Tab');
   expect(await page.evaluate(() => document.activeElement.dataset.testid)).toBe('poem-tour-back');
