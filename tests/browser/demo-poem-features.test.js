@@ -63,7 +63,11 @@ test('a badge per head heads.json names, strongest first, in the page’s words;
   await page.focus('[data-testid=head-badge][data-layer="3"][data-head="0"]');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => window.__poem.ui.open?.layer === 3 && window.__poem.ui.open?.head === 0);
-  expect(await page.getAttribute('[data-testid=head-badge][data-layer="3"][data-head="0"]', 'class')).toContain('open');
+  // The opened head's badge is marked with the next drawing.
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid=head-badge][data-layer="3"][data-head="0"]').classList.contains('open'),
+  );
+  expect(await page.locator('[data-testid=head-badge].open').count()).toBe(1);
 });
 
 test('the tour: opens the clearest heads one by one, says where the latest token looks, by keyboard, and ends on Escape', async () => {
