@@ -59,6 +59,8 @@ export function bindControls(h) {
   }
 
   form.addEventListener('input', (e) => {
+    if (e.target.id === 'size-preset') applySize(e.target.value);
+    if (e.target.id === 'dModel' || e.target.id === 'heads') showSize();
     if (e.target.id === 'dModel') offerHeadCounts();
     const immediate = e.target.type === 'radio' || e.target.type === 'checkbox' || e.target.tagName === 'SELECT';
     h.settingsChanged(immediate ? 0 : DEBOUNCE_MS);
@@ -68,6 +70,23 @@ export function bindControls(h) {
   $('export-json').addEventListener('click', () => h.exportJSON());
   $('export-png').addEventListener('click', () => h.exportPNG());
   offerHeadCounts();
+  showSize();
+}
+
+/** A size preset ("16x2": d_model × heads) written into the two fields; "custom" leaves them. */
+function applySize(value) {
+  const m = /^(\d+)x(\d+)$/.exec(value);
+  if (!m) return;
+  document.getElementById('dModel').value = m[1];
+  document.getElementById('heads').value = m[2];
+  offerHeadCounts();
+}
+
+/** The size picker names the fields' values: a preset, or "other". */
+function showSize() {
+  const picker = document.getElementById('size-preset');
+  const value = `${document.getElementById('dModel').value.trim()}x${document.getElementById('heads').value.trim()}`;
+  picker.value = Array.from(picker.options, (o) => o.value).includes(value) ? value : 'custom';
 }
 
 /** The heads field suggests the head counts that divide d_model (a datalist). */

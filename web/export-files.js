@@ -66,7 +66,7 @@ export function buildExport({
   return doc;
 }
 
-function download(blob, filename) {
+export function download(blob, filename) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;

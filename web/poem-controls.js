@@ -2,6 +2,7 @@
 // map (pointer and keys), turned into calls of the handlers poem.js passes in. Knows nothing
 // of the engine or of how anything is drawn.
 import { cellAt } from './heatmap.js';
+import { bindChipKeys } from './poem-focus.js';
 
 const PROMPT_DEBOUNCE_MS = 300;
 const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'Enter', ' '];
@@ -24,13 +25,30 @@ const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 
 export function bindPoemControls(h) {
   const $ = (id) => document.getElementById(id);
   let timer = 0;
+  // An input method (pinyin …) composes a character from Latin letters: until compositionend the
+  // prompt holds those letters, which are not the prompt the user means.
+  let composing = false;
+  const promptEdited = () => {
+    clearTimeout(timer);
+    timer = setTimeout(h.promptChanged, PROMPT_DEBOUNCE_MS);
+  };
+  $('poem-prompt').addEventListener('compositionstart', () => {
+    composing = true;
+    clearTimeout(timer);
+  });
+  $('poem-prompt').addEventListener('compositionend', () => {
+    composing = false;
+    promptEdited();
+  });
 
   $('poem-controls').addEventListener('input', (e) => {
     if (e.target.name === 'poem-prompt') {
-      clearTimeout(timer);
-      timer = setTimeout(h.promptChanged, PROMPT_DEBOUNCE_MS);
+      if (composing || e.isComposing) return;
+      promptEdited();
     } else if (e.target.name === 'poem-decoding') {
       h.decodingChanged();
+    } else if (e.target.name === 'poem-temperature' || e.target.name === 'poem-top-k') {
+      h.samplingChanged(); // live: the candidates at once, a running generation from its next token
     }
   });
   $('poem-controls').addEventListener('submit', (e) => {
@@ -39,7 +57,7 @@ export function bindPoemControls(h) {
   });
   // The prompt is a textarea (poems have lines): Enter breaks the line, Ctrl/⌘+Enter generates.
   $('poem-prompt').addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !e.isComposing && !composing) {
       e.preventDefault();
       h.generate();
     }
@@ -48,11 +66,16 @@ export function bindPoemControls(h) {
   $('poem-stop').addEventListener('click', () => h.stop());
 
   const chips = $('poem-tokens');
+  bindChipKeys(chips);
   const chipIndex = (e) => {
     const chip = e.target.closest?.('[data-testid=poem-token]');
     return chip ? Number(chip.dataset.index) : -1;
   };
   chips.addEventListener('mouseover', (e) => h.hover(chipIndex(e)));
+  // A tap has no hover: a finger (or pen) touching a chip brings its row forward as pointing does.
+  chips.addEventListener('pointerdown', (e) => {
+    if (e.pointerType !== 'mouse' && chipIndex(e) >= 0) h.hover(chipIndex(e));
+  });
   chips.addEventListener('focusin', (e) => h.hover(chipIndex(e)));
   chips.addEventListener('mouseleave', () => h.hover(-1));
   chips.addEventListener('focusout', () => h.hover(-1));

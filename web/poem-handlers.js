@@ -3,7 +3,7 @@
 // readout. poem-controls.js calls these; poem.js holds the state they change.
 import { readPoemSettings } from './poem-settings.js';
 import { labelsOf } from './poem-run.js';
-import { renderPoemTokens, renderTopTokens } from './poem-view.js';
+import { renderTopTokens } from './poem-view.js';
 import { moveCell } from './selection.js';
 import { formatWeight, hideTooltip, showTooltip } from './tooltip.js';
 import { isKeyMasked } from '../lib/attention-rules.mjs';
@@ -11,10 +11,12 @@ import { isKeyMasked } from '../lib/attention-rules.mjs';
 const $ = (id) => document.getElementById(id);
 
 /**
- * @param {{ engine, s, view, scheduleDraw(), redrawMaps(), begin(generating), askSteps() }} ctx
+ * @param {{ renderChips(), engine, s, view, scheduleDraw(), redrawMaps(), generation }} ctx
+ *   generation: poem-generation.js's { begin(generating), askSteps(), samplingChanged(), promptEdited() }
  * @returns {object} the handlers bindPoemControls takes
  */
-export function poemHandlers({ engine, s, view, scheduleDraw, redrawMaps, begin, askSteps }) {
+export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redrawMaps, generation }) {
+  const { begin, askSteps, samplingChanged, promptEdited } = generation;
   function pickQuery(i) {
     s.ui = {
       ...s.ui,
@@ -55,13 +57,15 @@ export function poemHandlers({ engine, s, view, scheduleDraw, redrawMaps, begin,
 
   const handlers = {
     promptChanged: () => {
-      if (s.model) begin(false);
+      if (s.model) promptEdited();
     },
     decodingChanged() {
       const greedy = readPoemSettings($('poem-controls')).greedy;
       for (const name of ['poem-temperature', 'poem-top-k', 'poem-seed'])
         $('poem-controls').elements[name].disabled = greedy;
+      samplingChanged();
     },
+    samplingChanged,
     generate: () => {
       if (s.model) begin(true);
     },
@@ -76,7 +80,7 @@ export function poemHandlers({ engine, s, view, scheduleDraw, redrawMaps, begin,
     pickToken(i) {
       s.picked = i;
       pickQuery(i);
-      if (s.run) renderPoemTokens(s.run, { picked: i, highlight: s.ui.highlight });
+      if (s.run) renderChips();
       if (s.run) renderTopTokens(s.run, i, { greedy: readPoemSettings($('poem-controls')).greedy });
     },
     openHead(layer, head) {

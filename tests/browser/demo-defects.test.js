@@ -42,6 +42,8 @@ const DEFAULTS = { text: '我愛AI', dModel: '512', heads: '8', causal: false };
 async function openPage(p, url) {
   await p.goto(`${url}web/#textbook`);
   await p.waitForSelector('body[data-state=ready]', { timeout: 30000 });
+  // The tab opens at a readable size; these tests use the worked example's (512 wide, 8 heads).
+  await setAndCompute({ dModel: '512', heads: '8' }, p);
 }
 
 beforeAll(async () => {

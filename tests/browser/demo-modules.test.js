@@ -110,6 +110,11 @@ const NAMES = [
   'poem-generation',
   'poem-handlers',
   'poem-loading',
+  'poem-focus',
+  'poem-heads',
+  'poem-recited',
+  'poem-tour',
+  'poem-export',
 ];
 const inPage = (fn, arg) => runInPage(page, Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`])), fn, arg);
 
@@ -151,6 +156,7 @@ test('each new module exports exactly its documented names', async () => {
       'stepsOf',
       'tokenLabel',
       'topAt',
+      'withTemperature',
     ],
     'poem-settings': [
       'DEFAULT_PROMPT',
@@ -164,9 +170,14 @@ test('each new module exports exactly its documented names', async () => {
     'poem-controls': ['bindPoemControls'],
     'model-view': ['createModelView'],
     textbook: ['createTextbook'],
-    'poem-generation': ['createGeneration'],
+    'poem-generation': ['createGeneration', 'listedTemperature'],
     'poem-handlers': ['poemHandlers'],
     'poem-loading': ['loadPoemModel'],
+    'poem-focus': ['bindChipKeys', 'keepChipFocus', 'resetChipStop'],
+    'poem-heads': ['kindOf', 'readHeads', 'renderHeadBadges', 'shortName'],
+    'poem-recited': ['readRecited', 'recitedSegments'],
+    'poem-tour': ['createTour', 'strongestKey', 'tourStops'],
+    'poem-export': ['attentionDocument', 'headCSV', 'saveAttentionJSON', 'saveHeadCSV'],
   });
 });
 

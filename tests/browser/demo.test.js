@@ -94,6 +94,8 @@ test('the server redirects to the page, isolates it, and the page shows the engi
   await page.click('[data-testid=tab-textbook]');
   await page.waitForFunction(() => window.__demo.shown().self !== null);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
+  // The tab opens at a readable size (demo-textbook.test.js); these tests use the worked example's.
+  await changeAndWait(() => page.selectOption('[data-testid=size-preset]', '512x8'));
 
   const engine = await page.evaluate(() => ({
     text: document.querySelector('[data-testid=engine]').textContent,
@@ -140,7 +142,7 @@ test('the engine lives in a Web Worker: the page itself never loads the package'
   ).toEqual([]);
 });
 
-test('the seed sentence is one token per character, with the issue defaults', async () => {
+test('the seed sentence is one token per character, at the worked example’s size', async () => {
   const shown = await rendered();
   expect(shown.tokens).toEqual(['我', '愛', 'A', 'I']);
   expect(shown.settings).toMatchObject({ text: '我愛AI', mode: 'char', dModel: 512, numHeads: 8, isCausal: false });

@@ -58,7 +58,7 @@ test('each module exports exactly its documented names', async () => {
     heatmap: ['FONT_FAMILY', 'cellAt', 'drawHeatmap', 'drawLegend', 'prepareCanvas'],
     bars: ['drawBars'],
     steps: ['formatNumber', 'renderSteps'],
-    'export-files': ['buildExport', 'composePNG', 'downloadJSON', 'downloadPNG', 'toRows'],
+    'export-files': ['buildExport', 'composePNG', 'download', 'downloadJSON', 'downloadPNG', 'toRows'],
     engine: ['startEngine'],
     'worker-protocol': [
       'MESSAGE',
