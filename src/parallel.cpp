@@ -5,10 +5,14 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #ifndef WA_NO_THREADS
 #include <pthread.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
 #endif
 
 namespace wa {
@@ -24,8 +28,28 @@ constexpr std::chrono::microseconds kPollDuringCall{1000};
 // them) finds them awake, and no core keeps spinning long while the caller, or another library's
 // threads, run.
 constexpr std::chrono::microseconds kPollAfterCall{200};
+// With more threads than cores, a polling worker holds a core that the caller or a worker with a
+// task needs: workers then poll only this long.
+constexpr std::chrono::microseconds kPollOversubscribed{20};
 // Polls between two readings of the clock (a reading is a call out to JavaScript in WebAssembly).
 constexpr int kPollsPerClockReading = 256;
+
+// A polling loop's pause: natively the CPU's spin-wait hint (the core's sibling runs meanwhile, and
+// the loop does not flood the memory order buffer); WebAssembly has none.
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+int native_cores() {
+#ifdef __EMSCRIPTEN__
+  return 0;  // the host says (set_core_count from JavaScript)
+#else
+  return static_cast<int>(std::thread::hardware_concurrency());
+#endif
+}
+std::atomic<int> cores{native_cores()};
 
 // The job now posted and its next task, in one word: generation (high 32 bits), task index (low 32).
 // A task is claimed by one compare-exchange, which fails once the job has changed, so a worker that
@@ -39,6 +63,21 @@ class Pool {
   ~Pool() { resize(1); }
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Every worker polls (none asleep, none starting up asleep).
+  bool awake() const { return sleepers_.load() == 0; }
+  std::size_t naps() const { return naps_.load(); }
+
+  // Sleeping workers start polling now (with the long poll of a call in progress).
+  void wake() {
+    if (workers_.empty() || sleepers_.load() == 0) return;
+    resting_.store(false);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      alarm_.fetch_add(1);
+    }
+    wake_.notify_all();
+  }
 
   int resize(int threads) {
     if (threads < 1) threads = 1;
@@ -86,8 +125,7 @@ class Pool {
     }
     drain(gen, fn, count, 0);
     // Tasks still running on workers: short, so poll.
-    while (finished_.load() != count) {
-    }
+    while (finished_.load() != count) relax();
   }
 
   void rest() { resting_.store(true); }
@@ -129,21 +167,33 @@ class Pool {
     }
   }
 
-  // Waits for a generation other than `seen` (or stop); returns false on stop.
+  std::chrono::microseconds poll_limit() const {
+    const int c = cores.load();
+    if (c > 0 && size() > c) return kPollOversubscribed;
+    return resting_.load() ? kPollAfterCall : kPollDuringCall;
+  }
+
+  // Waits for a generation other than `seen` (or stop), polling, then asleep until a job, a stop or
+  // an alarm (parallel_wake: poll again); returns false on stop.
   bool await_job(std::uint64_t seen) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int poll = 1;; ++poll) {
-      if (generation() != seen) return true;
+    for (;;) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int poll = 1;; ++poll) {
+        if (generation() != seen) return true;
+        if (stop_.load()) return false;
+        relax();
+        if (poll % kPollsPerClockReading != 0) continue;
+        if (std::chrono::steady_clock::now() - start > poll_limit()) break;
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      const std::uint64_t alarm = alarm_.load();
+      sleepers_.fetch_add(1);
+      naps_.fetch_add(1);
+      wake_.wait(lock, [&] { return stop_.load() || generation() != seen || alarm_.load() != alarm; });
+      sleepers_.fetch_sub(1);
       if (stop_.load()) return false;
-      if (poll % kPollsPerClockReading != 0) continue;
-      const auto polled = std::chrono::steady_clock::now() - start;
-      if (polled > (resting_.load() ? kPollAfterCall : kPollDuringCall)) break;
+      if (generation() != seen) return true;
     }
-    std::unique_lock<std::mutex> lock(mutex_);
-    sleepers_.fetch_add(1);
-    wake_.wait(lock, [&] { return stop_.load() || generation() != seen; });
-    sleepers_.fetch_sub(1);
-    return !stop_.load();
   }
 
   void work_loop(std::uint64_t seen, std::size_t index) {
@@ -164,6 +214,8 @@ class Pool {
   std::atomic<std::uint64_t> ticket_{0};
   std::atomic<std::size_t> finished_{0};
   std::atomic<int> sleepers_{0};
+  std::atomic<std::uint64_t> alarm_{0};  // counts parallel_wake calls that found a sleeper
+  std::atomic<std::size_t> naps_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> resting_{false};
 };
@@ -179,8 +231,41 @@ void parallel_for(std::size_t count, const TaskFn& fn) { pool().run(count, fn); 
 
 void parallel_rest() { pool().rest(); }
 
+void parallel_wake() { pool().wake(); }
+
+bool workers_awake() { return pool().awake(); }
+
+std::size_t worker_naps() { return pool().naps(); }
+
 int set_thread_count(int threads) { return pool().resize(threads); }
 
 int thread_count() { return pool().size(); }
+
+int set_core_count(int c) {
+  cores.store(c > 0 ? c : 0);
+  return core_count();
+}
+
+int core_count() { return cores.load(); }
+
+int parallel_width() {
+  const int threads = thread_count(), c = core_count();
+  return c > 0 && c < threads ? c : threads;
+}
+
+namespace {
+std::size_t threads_by(double work, double per_thread) {
+  const int width = parallel_width();
+  if (width < 2 || !(work >= 2 * per_thread)) return 1;
+  const double n = work / per_thread;
+  return n >= width ? static_cast<std::size_t>(width) : static_cast<std::size_t>(n);
+}
+}  // namespace
+
+std::size_t threads_for(double work) {
+  return threads_by(work, workers_awake() ? kMinWorkPerThreadAwake : kMinWorkPerThreadAsleep);
+}
+
+std::size_t planned_threads_for(double work) { return threads_by(work, kMinWorkPerThreadAwake); }
 
 }  // namespace wa

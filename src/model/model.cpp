@@ -183,6 +183,9 @@ Status Model::forward(const ModelForward& r) const {
   if (r.cache) shape.cache_dtype = r.cache->dtype();
   shape.cache_length = pos0;
   shape.capture = capture;
+  // Sleeping workers wake while the workspace is allocated and the embedding and first norm run:
+  // a decode step's first products then find them polling.
+  parallel_wake();
   Workspace w;
   if (!allocate(w, workspace_sizes(c, shape, r.hidden != nullptr))) return Status::out_of_memory;
   // A hidden state asked for is copied out as the stream passes: no second pass, nothing kept.
