@@ -31,6 +31,12 @@ constexpr std::chrono::microseconds kPollAfterCall{200};
 // With more threads than cores, a polling worker holds a core that the caller or a worker with a
 // task needs: workers then poll only this long.
 constexpr std::chrono::microseconds kPollOversubscribed{20};
+// A caller that waits longer than this, and longer than its own share of the job, for a worker's
+// last task saw a stall: the worker was descheduled (a loaded machine). Small jobs then stay on the
+// caller for kContendedFor, as if the workers slept: a stall costs a scheduler slice (milliseconds),
+// far more than splitting a small job saves.
+constexpr std::chrono::microseconds kStallFloor{100};
+constexpr std::chrono::milliseconds kContendedFor{250};
 // Polls between two readings of the clock (a reading is a call out to JavaScript in WebAssembly).
 constexpr int kPollsPerClockReading = 256;
 
@@ -72,11 +78,8 @@ class Pool {
   void wake() {
     if (workers_.empty() || sleepers_.load() == 0) return;
     resting_.store(false);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      alarm_.fetch_add(1);
-    }
-    wake_.notify_all();
+    alarm_.fetch_add(1);
+    notify();
   }
 
   int resize(int threads) {
@@ -119,16 +122,41 @@ class Pool {
     finished_.store(0);
     const std::uint64_t gen = (generation() + 1) & kTaskMask;
     ticket_.store(gen << kGenerationShift);  // publishes the job (seq_cst) ...
-    if (sleepers_.load() > 0) {              // ... before this read: a worker going to sleep sees one or the other
-      std::lock_guard<std::mutex> lock(mutex_);
-      wake_.notify_all();
-    }
+    if (sleepers_.load() > 0) notify();      // ... before this read: a worker going to sleep sees one or the other
+    const auto posted = std::chrono::steady_clock::now();
     drain(gen, fn, count, 0);
-    // Tasks still running on workers: short, so poll.
+    if (finished_.load() == count) return;
+    // Tasks still running on workers: short, so poll. A wait longer than the caller's own share of
+    // the job means a worker was descheduled holding a task (more runnable threads than cores):
+    // small jobs are then not worth splitting for a while (contended()).
+    const auto drained = std::chrono::steady_clock::now();
     while (finished_.load() != count) relax();
+    const auto waited = std::chrono::steady_clock::now() - drained;
+    if (waited > kStallFloor && waited > drained - posted) {
+      const auto until = std::chrono::steady_clock::now() + kContendedFor;
+      contended_until_.store(until.time_since_epoch().count());
+    }
+  }
+
+  // A stall was seen lately (run); reads the clock only then.
+  bool contended() {
+    const auto until = contended_until_.load();
+    if (until == 0) return false;
+    if (std::chrono::steady_clock::now().time_since_epoch().count() < until) return true;
+    contended_until_.store(0);
+    return false;
   }
 
   void rest() { resting_.store(true); }
+
+  // Wakes the sleepers, under the mutex so that none is between its check and its sleep. When a
+  // worker holds the mutex, it is checking what to wait for (and sees the new job or alarm) or has
+  // just woken: the caller then does not block on it (a worker descheduled there would stall the
+  // caller for a scheduler slice). A sleeper missed so misses one job, which the caller runs.
+  void notify() {
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    if (lock.owns_lock()) wake_.notify_all();
+  }
 
  private:
   struct Worker {
@@ -216,6 +244,8 @@ class Pool {
   std::atomic<int> sleepers_{0};
   std::atomic<std::uint64_t> alarm_{0};  // counts parallel_wake calls that found a sleeper
   std::atomic<std::size_t> naps_{0};
+  // steady_clock ticks until which jobs are split only as if the workers slept; 0: not contended.
+  std::atomic<std::chrono::steady_clock::rep> contended_until_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> resting_{false};
 };
@@ -236,6 +266,8 @@ void parallel_wake() { pool().wake(); }
 bool workers_awake() { return pool().awake(); }
 
 std::size_t worker_naps() { return pool().naps(); }
+
+bool pool_contended() { return pool().contended(); }
 
 int set_thread_count(int threads) { return pool().resize(threads); }
 
@@ -263,7 +295,12 @@ std::size_t threads_by(double work, double per_thread) {
 }  // namespace
 
 std::size_t threads_for(double work) {
-  return threads_by(work, workers_awake() ? kMinWorkPerThreadAwake : kMinWorkPerThreadAsleep);
+  const bool cheap = workers_awake() && !pool_contended();
+  return threads_by(work, cheap ? kMinWorkPerThreadAwake : kMinWorkPerThreadAsleep);
+}
+
+std::size_t threads_once_awake(double work) {
+  return threads_by(work, pool_contended() ? kMinWorkPerThreadAsleep : kMinWorkPerThreadAwake);
 }
 
 std::size_t planned_threads_for(double work) { return threads_by(work, kMinWorkPerThreadAwake); }

@@ -30,6 +30,10 @@ void parallel_wake();
 // one thread. A hint: a worker may fall asleep right after.
 bool workers_awake();
 
+// Whether a job lately waited for a worker that had been descheduled holding a task (the machine
+// has more runnable threads than cores): small stages then stay on the caller for a while.
+bool pool_contended();
+
 // How many times a worker has gone to sleep since the pool started (tests and diagnostics: a woken
 // worker that gets no job sleeps again, so the count moves).
 std::size_t worker_naps();
@@ -59,14 +63,20 @@ int parallel_width();
 // follows the machine's cores and the pool's size, not a fixed count of two.
 //
 // Minimum work per thread while the workers poll (~50 µs of streamed weights on one core, ten times
-// the cost of a job): every projection of a small model's decode step pays.
-constexpr double kMinWorkPerThreadAwake = 1.0e5;
+// the cost of a job on a quiet machine): a decode step's MLP, attention and LM head split, its
+// narrow projections (a few hundred thousand multiply-adds, one job each) stay on the caller. Lower
+// minimums measured worse on a shared 2-core VM: every split job risks a stall (the worker
+// descheduled holding a task) that costs more than a small job saves.
+constexpr double kMinWorkPerThreadAwake = 2.5e5;
 // Minimum work per thread when the workers sleep (~0.5 ms on one core): the wake is then paid once
 // and recovered within the job.
 constexpr double kMinWorkPerThreadAsleep = 2.5e6;
 
-// Threads worth giving `work` now: 1 to parallel_width(), by the workers' state.
+// Threads worth giving `work` now: 1 to parallel_width(), by the workers' state (asleep, or the pool
+// contended: the higher minimum).
 std::size_t threads_for(double work);
+// Threads `work` would get once the workers poll (whether to wake them for it).
+std::size_t threads_once_awake(double work);
 // The same for a plan made ahead of the call (its scratch is sized by it): by the cost of a job
 // whose workers poll (the call wakes them at its start with parallel_wake).
 std::size_t planned_threads_for(double work);

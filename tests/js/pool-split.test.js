@@ -16,8 +16,9 @@ const engines = useEngines(THREADS);
 const ROOT = path.join(__dirname, '..', '..');
 
 describe('decode steps split by columns over any thread count', () => {
-  // hidden 256, MLP 1024, vocabulary 3000: a one-token step's gate/up, down and LM head products and
-  // its attention reach the pool's minimum work for two threads or more.
+  // hidden 256, MLP 1024, vocabulary 3000: a one-token step's gate/up product (524k multiply-adds) and
+  // LM head (768k) reach the pool's minimum work for two threads (src/parallel.h); its prefill splits
+  // everything.
   const shape = {
     layers: 2,
     hidden: 256,
