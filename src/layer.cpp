@@ -51,8 +51,6 @@ Status Layer::forward(const ForwardArgs& a, const Plan& plan) const {
   const std::size_t width_v = c.attn_width(), out_width = c.output_width();
   KvCache* cache = a.cache;
   if (!valid_args(a, c)) return Status::invalid_argument;
-  // Sleeping workers wake while the scratch is allocated and the first tasks are set up.
-  if (plan.parallel) parallel_wake();
   Scratch s(plan);
   if (!s.allocate(scratch_sizes(c, shape_of(a), plan))) return Status::out_of_memory;
   if (c.rope.dim) {
