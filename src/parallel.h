@@ -21,7 +21,7 @@ void parallel_for(std::size_t count, const TaskFn& fn);
 void parallel_rest();
 
 // A call about to post jobs wakes the sleeping workers now, so that they poll by the time its first
-// jobs come (a model step's embedding and first norm, a layer's first stage, run meanwhile). Returns
+// jobs come (a model step's embedding and first norm run meanwhile). Returns
 // at once; does nothing with one thread, or when the workers are awake already.
 void parallel_wake();
 
@@ -78,7 +78,7 @@ std::size_t threads_for(double work);
 // Threads `work` would get once the workers poll (whether to wake them for it).
 std::size_t threads_once_awake(double work);
 // The same for a plan made ahead of the call (its scratch is sized by it): by the cost of a job
-// whose workers poll (the call wakes them at its start with parallel_wake).
+// whose workers poll (a forward's jobs come back to back; the first one wakes them).
 std::size_t planned_threads_for(double work);
 
 }  // namespace wa
