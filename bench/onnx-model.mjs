@@ -195,7 +195,8 @@ export function buildMhaModel(p, kind) {
  * @returns {Uint8Array} inputs x [1, tokens, d], past_key / past_value [1, kvHeads, past, hd],
  *   seqlens_k int32 [1] (= past + tokens − 1), total_sequence_length int32 []; output y [1, tokens, d]
  */
-export function buildGqaModel(p, tokens, past) {
+// localWindow: GroupQueryAttention's local_window_size (a sliding window; bench/long.mjs).
+export function buildGqaModel(p, tokens, past, { localWindow } = {}) {
   const { d, h, kvHeads, headDim: hd } = p;
   const graph = (g) => {
     node(g, 'MatMul', ['x', 'w_q'], ['q']);
@@ -206,7 +207,7 @@ export function buildGqaModel(p, tokens, past) {
       'GroupQueryAttention',
       ['q', 'k', 'v', 'past_key', 'past_value', 'seqlens_k', 'total_sequence_length'],
       ['attn', 'present_key', 'present_value'],
-      { num_heads: h, kv_num_heads: kvHeads },
+      { num_heads: h, kv_num_heads: kvHeads, ...(localWindow ? { local_window_size: localWindow } : {}) },
       'com.microsoft',
     );
     node(g, 'MatMul', ['attn', 'w_o'], ['y']);

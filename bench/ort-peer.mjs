@@ -51,10 +51,10 @@ export async function prepareOrt(p) {
  * cache given as past_key / past_value inputs, as ORT-web runs it). Returns { run, dispose }; run:
  * x [tokens, d] → Promise<Float32Array>.
  */
-export async function prepareOrtDecode(p, tokens, past, pastKey, pastValue) {
+export async function prepareOrtDecode(p, tokens, past, pastKey, pastValue, options = {}) {
   // Its worker threads spin between runs by default, taking the cores our interleaved steps need on
   // a 2-core machine; without spinning both sides get the same machine.
-  const s = await ort.InferenceSession.create(buildGqaModel(p, tokens, past), {
+  const s = await ort.InferenceSession.create(buildGqaModel(p, tokens, past, options), {
     executionProviders: ['wasm'],
     graphOptimizationLevel: 'all',
     extra: { session: { intra_op: { allow_spinning: '0' } } },
