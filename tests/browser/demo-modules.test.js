@@ -172,7 +172,7 @@ test('each new module exports exactly its documented names', async () => {
     'poem-handlers': ['poemHandlers'],
     'poem-loading': ['loadPoemModel'],
     'poem-focus': ['bindChipKeys', 'keepChipFocus', 'resetChipStop'],
-    'poem-heads': ['kindOf', 'readHeads', 'renderHeadBadges', 'shortName'],
+    'poem-heads': ['kindOf', 'markThumbnails', 'readHeads', 'renderHeadBadges', 'shortName', 'tinyName'],
     'poem-recited': ['readRecited', 'recitedSegments'],
     'poem-tour': ['createTour', 'strongestKey', 'tourStops'],
     'poem-export': ['attentionDocument', 'headCSV', 'saveAttentionJSON', 'saveHeadCSV'],
