@@ -145,23 +145,21 @@ export function createViews({ tokenLimit, onPick }) {
     const width = innerWidth(section);
     const side = Math.min(H <= 4 ? 240 : H <= 8 ? 200 : 150, width - 60);
     if (!same) {
-      const figure = (attrs, caption) =>
-        el('figure', { class: 'map', ...attrs }, el('figcaption', { text: caption }), el('div', { class: 'map-box' }));
-      const figures = Array.from({ length: H }, (_, h) =>
-        figure(
-          { 'data-view': 'head', 'data-head': String(h) },
-          `head ${h + 1} · dims ${h * headDim}–${(h + 1) * headDim - 1}`,
-        ),
-      );
-      figures.push(figure({ 'data-view': 'average' }, `average of the ${H} heads`));
+      // Each map's title (in its bar and its accessible name) says what it is: no caption beside it.
+      const figure = (attrs) => el('figure', { class: 'map', ...attrs }, el('div', { class: 'map-box' }));
+      const figures = Array.from({ length: H }, (_, h) => figure({ 'data-view': 'head', 'data-head': String(h) }));
+      figures.push(figure({ 'data-view': 'average' }));
       box.replaceChildren(...figures);
       box.dataset.heads = String(H);
     }
     box.querySelectorAll('.map-box').forEach((host, k) => {
-      host.style.width = `${Math.min(width, side + 110)}px`;
-      if (k < H)
-        placeMap(host, run, sel, `head:${k}`, `head ${k + 1}`, { height: side, testId: 'heatmap-head', head: k });
-      else placeMap(host, run, sel, 'average', `average of ${H} heads`, { height: side, testId: 'heatmap-average' });
+      host.style.width = `${Math.min(width, Math.max(side + 110, 345))}px`; // room for the bar: title, legend, zoom
+      if (k < H) {
+        const label = `head ${k + 1} · dims ${k * headDim}–${(k + 1) * headDim - 1}`;
+        placeMap(host, run, sel, `head:${k}`, label, { height: side, testId: 'heatmap-head', head: k });
+      } else {
+        placeMap(host, run, sel, 'average', `average of the ${H} heads`, { height: side, testId: 'heatmap-average' });
+      }
     });
     $('mha-legend').textContent = barScale(scaleOf(run, 'mha').domain[1], 'every head and their average');
     $('mha-caption').textContent =
