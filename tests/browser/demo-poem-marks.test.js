@@ -73,6 +73,14 @@ for (const viewport of [
         // Without scrolling: the page is at its top and every label is inside the window.
         expect(await page.evaluate(() => window.scrollY)).toBe(0);
         for (const m of seen) expect([m.head, m.box.bottom <= viewport.height]).toEqual([m.head, true]);
+        // …and beside them the poem: its first generated character is in the window too.
+        const firstNew = await page.evaluate(() => {
+          const chip = document.querySelector(
+            `[data-testid=poem-token][data-index="${window.__poem.run.promptLength}"]`,
+          );
+          return chip.getBoundingClientRect().bottom;
+        });
+        expect(firstNew).toBeLessThanOrEqual(viewport.height);
       }
       // Still there after the grid is built anew for the next run.
       await page.waitForFunction(() => window.__poem.run.done, null, { timeout: 60000 });
