@@ -1,6 +1,6 @@
 // The files the textbook exports: the JSON document's format, the PNG's layout of titled heatmaps,
 // and saving either as a download.
-import { FONT_FAMILY } from './heatmap.js';
+import { FONT_FAMILY } from './canvas.js';
 
 /** Rows of a row-major matrix as nested arrays. */
 export function toRows(matrix, rows, cols) {

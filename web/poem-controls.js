@@ -1,11 +1,20 @@
 // The poem mode's inputs: its form and buttons, the token chips, the thumbnails and the large
 // map (pointer and keys), turned into calls of the handlers poem.js passes in. Knows nothing
 // of the engine or of how anything is drawn.
-import { cellAt } from './heatmap.js';
 import { bindChipKeys } from './poem-focus.js';
 
 const PROMPT_DEBOUNCE_MS = 300;
 const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'Enter', ' '];
+
+/** The cell under a CSS-pixel point of a drawn map (its data-layout): { i, j }, j = -1 on a row label, or null. */
+function cellUnder(layout, x, y) {
+  const g = layout.grid ?? { x: layout.x0, y: layout.y0, width: layout.cols * layout.cellWidth, height: Infinity };
+  const i = Math.floor((y - layout.y0) / layout.cellHeight);
+  if (y < g.y || y >= g.y + g.height || i < 0 || i >= layout.rows) return null;
+  if (x < g.x) return x >= 0 ? { i, j: -1 } : null;
+  const j = Math.floor((x - layout.x0) / layout.cellWidth);
+  return x < g.x + g.width && j >= 0 && j < layout.cols ? { i, j } : null;
+}
 
 /**
  * @param {object} h   handlers
@@ -18,7 +27,6 @@ const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 
  * @param {(layer: number, head: number) => void} h.openHead
  * @param {(i: number) => void} h.pickQuery      the large view's query row
  * @param {(canvas) => object|null} h.mapOf       → { kind, layout } of a model map
- * @param {(cell: {i, j}|null, at: {x, y}|null) => void} h.pointAt   the pointer over the large map
  * @param {(key: string) => void} h.key          a key on the focused large map
  * @param {(focused: boolean) => void} h.focusLarge
  */
@@ -89,7 +97,7 @@ export function bindPoemControls(h) {
     const meta = canvas instanceof HTMLCanvasElement ? h.mapOf(canvas) : null;
     if (!meta) return null;
     const r = canvas.getBoundingClientRect();
-    return { meta, cell: cellAt(meta.layout, e.clientX - r.left, e.clientY - r.top) };
+    return { meta, cell: cellUnder(meta.layout, e.clientX - r.left, e.clientY - r.top) };
   };
 
   const grid = $('model-grid');
@@ -107,12 +115,8 @@ export function bindPoemControls(h) {
   large.addEventListener('mousemove', (e) => {
     const found = hit(e);
     h.hover(found?.cell ? found.cell.i : -1);
-    h.pointAt(found?.cell ?? null, { x: e.clientX, y: e.clientY });
   });
-  large.addEventListener('mouseleave', () => {
-    h.hover(-1);
-    h.pointAt(null, null);
-  });
+  large.addEventListener('mouseleave', () => h.hover(-1));
   large.addEventListener('click', (e) => {
     const found = hit(e);
     if (found?.cell) h.pickQuery(found.cell.i);

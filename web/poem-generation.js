@@ -4,7 +4,6 @@
 import { POEM_LIMITS, generationRequest, poemProblems, readPoemSettings } from './poem-settings.js';
 import { addPrompt, addToken, createPoemRun, finishRun, stepsOf, withTemperature } from './poem-run.js';
 import { renderSteps } from './steps.js';
-import { hideTooltip } from './tooltip.js';
 import { showErrors } from './status.js';
 import { el } from './dom.js';
 import { MESSAGE } from './worker-protocol.js';
@@ -85,7 +84,6 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
     s.run = null;
     setBusy(false);
     setStatus('');
-    hideTooltip($('tooltip'));
     scheduleDraw();
   }
 

@@ -1,12 +1,9 @@
 // The model tab's events as changes of its state: the prompt and decoding fields, hover, a picked
-// token or query row, the opened head, and the large map's pointer and keyboard cursor with their
-// readout. poem-controls.js calls these; poem.js holds the state they change.
+// token or query row, the opened head, and the large map's keyboard cursor (the map reads its cell
+// out itself, in its own live line). poem-controls.js calls these; poem.js holds the state they change.
 import { readPoemSettings } from './poem-settings.js';
-import { labelsOf } from './poem-run.js';
 import { renderTopTokens } from './poem-view.js';
 import { moveCell } from './selection.js';
-import { formatWeight, hideTooltip, showTooltip } from './tooltip.js';
-import { isKeyMasked } from '../lib/attention-rules.mjs';
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,33 +23,6 @@ export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redra
     };
     redrawMaps();
     askSteps();
-  }
-
-  function cellInfo(meta, { i, j }) {
-    const labels = labelsOf(s.run);
-    return {
-      i,
-      j,
-      query: labels[i],
-      key: labels[j],
-      weight: j >= 0 ? meta.matrix[i * meta.n + j] : undefined,
-      masked: isKeyMasked(s.run.mask, i, j),
-      label: `layer ${meta.layer + 1}, head ${meta.head + 1}`,
-    };
-  }
-
-  function showCell() {
-    const meta = view.mapOf($('head-map'));
-    const { i, j } = s.ui.cursor;
-    const r = $('head-map').getBoundingClientRect();
-    const at = {
-      x: r.left + meta.layout.x0 + (j + 1) * meta.layout.cellWidth,
-      y: r.top + meta.layout.y0 + (i + 1) * meta.layout.cellHeight,
-    };
-    const hit = cellInfo(meta, { i, j });
-    showTooltip($('tooltip'), at, hit);
-    $('map-readout').textContent =
-      `${hit.label}: query ${hit.query} #${i + 1}, key ${hit.key} #${j + 1}, weight ${hit.masked ? '0 (masked)' : formatWeight(hit.weight)}`;
   }
 
   const handlers = {
@@ -91,10 +61,6 @@ export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redra
     },
     pickQuery,
     mapOf: (canvas) => view.mapOf(canvas),
-    pointAt(cell, at) {
-      if (!cell || !s.run) return hideTooltip($('tooltip'));
-      showTooltip($('tooltip'), at, cellInfo(view.mapOf($('head-map')), cell));
-    },
     key(key) {
       if (!s.run) return;
       const cursor = s.ui.cursor ?? { i: s.ui.query, j: 0 };
@@ -104,13 +70,10 @@ export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redra
         s.ui = { ...s.ui, cursor: moveCell(cursor, key, s.run.n) ?? cursor };
         redrawMaps();
       }
-      showCell();
     },
     focusLarge(focused) {
       s.ui = { ...s.ui, cursor: focused ? { i: Math.min(s.ui.query, (s.run?.n ?? 1) - 1), j: 0 } : null };
       redrawMaps();
-      if (focused && s.run) showCell();
-      else hideTooltip($('tooltip'));
     },
   };
   return handlers;

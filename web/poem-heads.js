@@ -61,6 +61,39 @@ export function readHeads(doc, { numLayers, numHeads }) {
     .sort((a, b) => b.share - a.share);
 }
 
+/** A word or two for a pattern, small enough to sit on a 40 px thumbnail (the full name is in its title). */
+export function tinyName(h) {
+  if (h.kind === 'half-line') return '½ line';
+  if (h.kind === 'previous') return 'previous';
+  if (h.kind === 'punctuation') return 'punct.';
+  return h.name.replace(' characters', '');
+}
+
+/**
+ * Marks the model view's thumbnails (wasm-attention/viz cells [data-testid=thumb] with data-layer and
+ * data-head, counted from 0) with the names of their learnt patterns: a small label over the map's
+ * masked corner, where the grid has no weights to hide, and the names in the cell's accessible name.
+ * Again after every drawing (a new run builds the grid anew); marks of other heads are removed.
+ */
+export function markThumbnails(grid, heads) {
+  for (const cell of grid.querySelectorAll('[data-testid=thumb]')) {
+    const mine = heads.filter((h) => h.layer === Number(cell.dataset.layer) && h.head === Number(cell.dataset.head));
+    const text = mine.map(tinyName).join('\n');
+    const old = cell.querySelector('[data-testid=thumb-badge]');
+    if (old ? old.textContent === text : !mine.length) continue;
+    old?.remove();
+    cell.dataset.baseLabel ??= cell.getAttribute('aria-label') ?? '';
+    const names = mine.map((h) => h.name).join('; ');
+    cell.setAttribute(
+      'aria-label',
+      mine.length ? `${cell.dataset.baseLabel}; learnt: ${names}` : cell.dataset.baseLabel,
+    );
+    cell.title = mine.length ? `learnt: ${names}` : '';
+    if (mine.length)
+      cell.append(el('span', { class: 'thumb-badge', 'data-testid': 'thumb-badge', 'aria-hidden': 'true', text }));
+  }
+}
+
 /** Draws the badges into `box`; a click (or Enter) on one calls open(layer, head). */
 export function renderHeadBadges(box, heads, open) {
   const items = heads.map((h) =>

@@ -12,7 +12,7 @@ import { createGeneration } from './poem-generation.js';
 import { poemHandlers } from './poem-handlers.js';
 import { loadPoemModel } from './poem-loading.js';
 import { keepChipFocus } from './poem-focus.js';
-import { readHeads, renderHeadBadges } from './poem-heads.js';
+import { markThumbnails, readHeads, renderHeadBadges } from './poem-heads.js';
 import { readRecited, recitedSegments } from './poem-recited.js';
 import { createTour, tourStops } from './poem-tour.js';
 import { saveAttentionJSON, saveHeadCSV } from './poem-export.js';
@@ -102,6 +102,7 @@ export function createPoemPage(engine, modelUrl) {
     if (!s.visible) return;
     const r = s.run;
     view.render(r, s.ui);
+    markThumbnails($('model-grid'), s.heads);
     $('poem-output-section').hidden = !r;
     if (!r) return;
     renderChips();
@@ -153,6 +154,7 @@ export function createPoemPage(engine, modelUrl) {
   function redrawMaps() {
     if (!s.run || !s.visible) return;
     view.redraw(s.run, s.ui);
+    markThumbnails($('model-grid'), s.heads);
     for (const chip of document.querySelectorAll('#poem-tokens [data-testid=poem-token]')) {
       chip.classList.toggle('lit', Number(chip.dataset.index) === s.ui.highlight);
     }

@@ -6,9 +6,10 @@
 // This module only lays the numbers out; it computes nothing but colour ranges.
 // The average of several heads has no Q, K, V or scores of its own: for it (s.average) the
 // view says so and shows the averaged weights only.
-import { diverging, viridis } from './colormap.js';
+import { diverging } from './colormap.js';
 import { drawBars } from './bars.js';
-import { cellAt, drawHeatmap } from './heatmap.js';
+import { drawStrip, stripCellAt } from './strip.js';
+import { weightRGB } from './weight-colour.js';
 import { el } from './dom.js';
 import { qkBlock, weightedValuesBlock } from './steps-detail.js';
 import { bindStepPlayer } from './steps-play.js';
@@ -42,17 +43,8 @@ function strip(values, rows, cols, rowLabels, testId, { name, width }) {
   // A short vector (the readable sizes) gets cells big enough to see each value's colour.
   const cellWidth = Math.max(0.25, Math.min(cols <= 32 ? 24 : 12, (width - 50) / cols));
   const cellHeight = rows === 1 ? 18 : Math.max(3, Math.min(rows <= 16 ? 16 : 12, Math.floor(220 / rows)));
-  const opts = {
-    matrix: values,
-    rows,
-    cols,
-    rowLabels,
-    domain: [-m, m],
-    colormap: (t) => diverging(2 * t - 1),
-    cellWidth,
-    cellHeight,
-  };
-  const layout = drawHeatmap(canvas, opts);
+  const opts = { values, rows, cols, rowLabels, colour: (v) => diverging(v / m), cellWidth, cellHeight };
+  const layout = drawStrip(canvas, opts);
   const range = `colour range ±${m.toPrecision(3)} (blue negative, red positive)`;
   canvas.setAttribute('role', 'img');
   canvas.setAttribute(
@@ -67,14 +59,14 @@ function strip(values, rows, cols, rowLabels, testId, { name, width }) {
   let cursor = { i: 0, j: 0 };
   canvas.addEventListener('mousemove', (e) => {
     const r = canvas.getBoundingClientRect();
-    const hit = cellAt(layout, e.clientX - r.left, e.clientY - r.top);
-    if (hit && hit.j >= 0) show(hit.i, hit.j);
+    const hit = stripCellAt(layout, e.clientX - r.left, e.clientY - r.top);
+    if (hit) show(hit.i, hit.j);
   });
   canvas.addEventListener('focus', () => {
-    drawHeatmap(canvas, { ...opts, cursor });
+    drawStrip(canvas, { ...opts, cursor });
     show(cursor.i, cursor.j);
   });
-  canvas.addEventListener('blur', () => drawHeatmap(canvas, opts));
+  canvas.addEventListener('blur', () => drawStrip(canvas, opts));
   canvas.addEventListener('keydown', (e) => {
     const d = {
       ArrowUp: [-1, 0],
@@ -90,7 +82,7 @@ function strip(values, rows, cols, rowLabels, testId, { name, width }) {
       i: Math.max(0, Math.min(rows - 1, cursor.i + d[0])),
       j: Math.max(0, Math.min(cols - 1, cursor.j + d[1])),
     };
-    drawHeatmap(canvas, { ...opts, cursor });
+    drawStrip(canvas, { ...opts, cursor });
     show(cursor.i, cursor.j);
   });
   readout.textContent = `${name}: point at or focus the strip to read a value (${range}).`;
@@ -172,7 +164,7 @@ export function renderSteps(container, s) {
       values: s.weights,
       labels: keyLabels,
       max: s.domain[1],
-      colormap: viridis,
+      colour: weightRGB,
       masked: s.masked,
       maxWidth: width,
     });

@@ -262,10 +262,12 @@ test('the keyboard reaches a thumbnail, opens it large, and the large map’s En
   for (const key of ['ArrowDown', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowRight']) await page.keyboard.press(key);
   const ui = await page.evaluate(() => window.__poem.ui);
   expect(ui.cursor).toEqual({ i: Math.min(query + 1, n - 1) - 3, j: 1 });
-  expect(await page.locator('[data-testid=tooltip]').isVisible()).toBe(true);
-  expect(await page.locator('[data-testid=map-readout]').textContent()).toMatch(
-    /^layer 1, head 2: query .+ #\d+, key .+ #2, weight /,
+  // One read-out, the map's own live line (the page adds no tooltip or second line of its own).
+  expect(await page.locator('[data-testid=head-map]').getAttribute('aria-label')).toMatch(/^layer 1, head 2: /);
+  expect(await page.locator('#head-map-box [data-testid=viz-readout]').textContent()).toMatch(
+    /^query “.+” \(#\d+\) → key “.+” \(#2\): weight /,
   );
+  expect(await page.locator('[data-testid=tooltip], [data-testid=map-readout]').count()).toBe(0);
   await page.keyboard.press('Enter');
   await page.waitForFunction((i) => window.__poem.stepsShown?.query === i, ui.cursor.i);
   // The steps' weights (a one-shot engine call with intermediates) are the large map's row (the cached path).

@@ -108,7 +108,7 @@ describe('serving the package folder', () => {
       '/web/main.js',
       '/web/engine.js',
       '/web/engine-worker.js',
-      '/web/heatmap.js',
+      '/web/views.js',
       '/scripts/serve.mjs',
     ]) {
       const res = await request(server.url, p);
