@@ -230,11 +230,12 @@ function int8MatMul(g, x, name, w, out, inDim) {
 /**
  * A decoder layer's step with a KV cache, for `tokens` new tokens after `past` cached ones.
  * @param {object} p  { d, h, kvHeads, headDim, wq [h·hd, d], wk, wv [kvHeads·hd, d], wo [d, h·hd] }
- * @param {'f32'|'int8'} weights  how the four projections are stored
  * @returns {Uint8Array} inputs x [1, tokens, d], past_key / past_value [1, kvHeads, past, hd],
  *   seqlens_k int32 [1] (= past + tokens − 1), total_sequence_length int32 []; output y [1, tokens, d]
  */
-export function buildGqaModel(p, tokens, past, weights = 'f32') {
+// localWindow: GroupQueryAttention's local_window_size (a sliding window; bench/long.mjs); weights:
+// 'f32' or 'int8', how the four projections are stored.
+export function buildGqaModel(p, tokens, past, { localWindow, weights = 'f32' } = {}) {
   const { d, h, kvHeads, headDim: hd } = p;
   const int8 = weights === 'int8';
   const graph = (g) => {
@@ -253,7 +254,7 @@ export function buildGqaModel(p, tokens, past, weights = 'f32') {
       'GroupQueryAttention',
       ['q', 'k', 'v', 'past_key', 'past_value', 'seqlens_k', 'total_sequence_length'],
       ['attn', 'present_key', 'present_value'],
-      { num_heads: h, kv_num_heads: kvHeads },
+      { num_heads: h, kv_num_heads: kvHeads, ...(localWindow ? { local_window_size: localWindow } : {}) },
       'com.microsoft',
     );
     g.string(2, 'gqa');

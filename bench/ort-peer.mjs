@@ -48,14 +48,14 @@ export async function prepareOrt(p) {
 
 /**
  * A decoder step through GroupQueryAttention: `tokens` new tokens after `past` cached ones (the
- * cache given as past_key / past_value inputs, as ORT-web runs it), its projections' weights f32 or
- * int8 (buildGqaModel). Returns { run, dispose }; run:
+ * cache given as past_key / past_value inputs, as ORT-web runs it); options: buildGqaModel's (a window,
+ * int8 weights). Returns { run, dispose }; run:
  * x [tokens, d] → Promise<Float32Array>.
  */
-export async function prepareOrtDecode(p, tokens, past, pastKey, pastValue, weights = 'f32') {
+export async function prepareOrtDecode(p, tokens, past, pastKey, pastValue, options = {}) {
   // Its worker threads spin between runs by default, taking the cores our interleaved steps need on
   // a 2-core machine; without spinning both sides get the same machine.
-  const s = await ort.InferenceSession.create(buildGqaModel(p, tokens, past, weights), {
+  const s = await ort.InferenceSession.create(buildGqaModel(p, tokens, past, options), {
     executionProviders: ['wasm'],
     graphOptimizationLevel: 'all',
     extra: { session: { intra_op: { allow_spinning: '0' } } },

@@ -1,14 +1,26 @@
 // What one bench run measures, from its command line: the shapes, the repetition counts, what to
 // skip, where the raw numbers go, and the rows of the table (our variants and the peers).
 //
-//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory,decode,model]
-//                      [--no-verify-big] [--json=bench/results.json]
+//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory,decode,model,long]
+//                      [--threads 1,2,4,8,16] [--no-verify-big] [--json=bench/results.json]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machineCores, parseThreads, threadPlan, withoutThreads } from './threads.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-const argv = process.argv.slice(2);
+// Our thread counts (threads.mjs): 1 and 2 unless --threads lists others; always 1.
+let threads;
+try {
+  threads = parseThreads(process.argv.slice(2));
+} catch (e) {
+  console.error(`bench: ${e.message}`);
+  process.exit(2);
+}
+export const THREADS = threads;
+export const CORES = machineCores();
+export const THREAD_PLAN = threadPlan(THREADS, CORES);
+const argv = withoutThreads(process.argv.slice(2));
 const opt = (name) => {
   const a = argv.find((x) => x === `--${name}` || x.startsWith(`--${name}=`));
   if (!a) return undefined;
@@ -52,12 +64,17 @@ export const warmFor = (n) => (n >= 512 ? 2 : 3); // warm-up calls per implement
 export const raceFor = (n) => ({ warm: n >= 512 ? 2 : 3, rounds: QUICK || n >= 512 ? 1 : 3 }); // variant races
 
 // The table's rows, in order. ours: a wasm-attention variant; extra: not one a user gets by default.
+// The prepared and relaxed builds have a row per thread count; the peers run at 1 and 2 threads.
 export const IMPLS = [
   { key: 'wa-oneshot-1', name: 'wasm-attention one-shot', threads: 1, ours: true },
-  { key: 'wa-prepared-1', name: 'wasm-attention prepared', threads: 1, ours: true },
-  { key: 'wa-prepared-2', name: 'wasm-attention prepared', threads: 2, ours: true },
-  { key: 'wa-relaxed-1', name: 'wasm-attention prepared, relaxed SIMD', threads: 1, ours: true, relaxed: true },
-  { key: 'wa-relaxed-2', name: 'wasm-attention prepared, relaxed SIMD', threads: 2, ours: true, relaxed: true },
+  ...THREADS.map((t) => ({ key: `wa-prepared-${t}`, name: 'wasm-attention prepared', threads: t, ours: true })),
+  ...THREADS.map((t) => ({
+    key: `wa-relaxed-${t}`,
+    name: 'wasm-attention prepared, relaxed SIMD',
+    threads: t,
+    ours: true,
+    relaxed: true,
+  })),
   { key: 'wa-prepared-1-w', name: 'wasm-attention prepared, needWeights', threads: 1, ours: true, extra: true },
   { key: 'wa-scalar-1', name: 'wasm-attention prepared, scalar build', threads: 1, ours: true, extra: true },
   { key: 'wa-scalar-2', name: 'wasm-attention prepared, scalar build', threads: 2, ours: true, extra: true },
@@ -67,3 +84,6 @@ export const IMPLS = [
   { key: 'ort-1', name: 'onnxruntime-web', threads: 1 },
   { key: 'ort-2', name: 'onnxruntime-web †', threads: 2 },
 ];
+
+/** Cores a row's threads had at once (its % of peak is of that many 1-thread probes). */
+export const coresOf = (threads) => Math.min(threads, CORES);

@@ -104,7 +104,7 @@ async function layerRows(attn, ort) {
       const orts = [];
       for (const weights of ['f32', 'int8']) {
         try {
-          const o = await ort.prepareOrtDecode(p, 1, ctx, past, Float32Array.from(past), weights);
+          const o = await ort.prepareOrtDecode(p, 1, ctx, past, Float32Array.from(past), { weights });
           orts.push(o);
           impls.push({
             key: `ort ${weights}`,

@@ -4,7 +4,8 @@
 // Writes into results only what the table derives (each shape's summary) and the targets' verdicts.
 import os from 'node:os';
 import { fmtMiB, fmtMs, fmtNum, fmtPct, fmtRatio, median, mhaFlops, renderTable } from './util.mjs';
-import { IMPLS, NAIVE_MAX_TOKENS, shapeKey, shapeLabel } from './plan.mjs';
+import { IMPLS, NAIVE_MAX_TOKENS, coresOf, shapeKey, shapeLabel } from './plan.mjs';
+import { scalingTables } from './scaling-report.mjs';
 import { decodeFigures, issue11Targets, issue4Targets, issue9Targets, verdict } from './targets.mjs';
 
 /** The main table's rows; sets each shape's summary (our best times, % of peak, the fastest peers). */
@@ -52,12 +53,13 @@ function shapeTable(results, shapes) {
         continue;
       }
       const gf = R.flops / v.median / 1e6;
-      const pk = (im.relaxed ? peakRelaxed1 : peak1) * im.threads || null;
+      const pk = (im.relaxed ? peakRelaxed1 : peak1) * coresOf(im.threads) || null;
       let speed = '';
       const mulAdd = I[`wa-prepared-${im.threads}`];
       if (im.relaxed) speed = ok(`wa-prepared-${im.threads}`) ? `÷ mul+add ${fmtRatio(mulAdd.median / v.median)}` : '';
       else if (im.key === ours1Key) speed = 'best 1t';
-      else if (im.key === 'wa-prepared-2') speed = ours1 ? `1t÷2t ${fmtRatio(ours1 / v.median)}` : '';
+      else if (im.key.startsWith('wa-prepared-') && im.threads > 1)
+        speed = ours1 ? `1t÷${im.threads}t ${fmtRatio(ours1 / v.median)}` : '';
       else if (im.key === 'wa-prepared-1-w' || im.key.startsWith('wa-scalar-'))
         speed = ok(`wa-prepared-${im.threads}`) ? `cost ${fmtRatio(v.median / mulAdd.median)}` : '';
       else if (im.key === 'ort-2')
@@ -326,6 +328,8 @@ export function report(results, { shapes, errors }) {
       ),
     );
   }
+
+  out.push(...scalingTables(results, shapes));
 
   targetsSection(out, results, 'targets', 'Targets of issue 4 (from this run):', issue4Targets(results));
   if (results.decode)

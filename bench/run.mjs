@@ -14,8 +14,10 @@
 // against a KV cache, and a prefill, against onnxruntime-web's GroupQueryAttention. Last, the model
 // rows (bench/model.mjs): whole models, prefill and decode tokens/s against onnxruntime-web.
 //
-//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory,decode,model]
-//                      [--no-verify-big] [--json=bench/results.json]
+//   node bench/run.mjs [--quick] [--shapes=8x64x2,256x768x12] [--skip=naive,tfjs,ort,ort2,firstcall,memory,decode,model,long]
+//                      [--threads 1,2,4,8,16] [--no-verify-big] [--json=bench/results.json]
+// --threads (threads.mjs): our prepared and relaxed builds, the decode and the model rows at each
+// count (counts beyond the cores run too, and say so); the scaling table gives each against 1 thread.
 //   BENCH_ENGINE=/path/to/index.mjs overrides the engine (default: dist/index.mjs).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,6 +42,9 @@ const {
   repsFor,
   warmFor,
   raceFor,
+  THREADS,
+  THREAD_PLAN,
+  CORES,
 } = await import('./plan.mjs');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
@@ -78,6 +83,10 @@ async function peakProbe(wat, interleavedThreads) {
     const p1 = await peakOneThread(bytes, { reps: QUICK ? 5 : 9 });
     const p2 = await peakThreads(bytes, 2, { reps: QUICK ? 3 : 7 });
     const start = { oneThread: p1.gflops, twoThreads: p2.gflops, oneThreadRuns: p1.runs, twoThreadRuns: p2.runs };
+    // Every other count of --threads, at once on that many workers (capped by nothing: shared cores show).
+    start.byThreads = { 1: p1.gflops, 2: p2.gflops };
+    for (const t of THREADS.filter((n) => n > 2))
+      start.byThreads[t] = (await peakThreads(bytes, t, { reps: QUICK ? 3 : 5 })).gflops;
     return { result: { start }, probe: await createPeakProbe(bytes, { targetMs: 20, nThreads: interleavedThreads }) };
   } catch (e) {
     const error = String(e?.message ?? e).split('\n')[0];
@@ -93,16 +102,22 @@ results.peakRelaxed = peakRelaxedResult;
 // wasm-attention
 log('bench: loading wasm-attention from', path.relative(process.cwd(), enginePath) || enginePath);
 const eng = await loadEngine();
-const inst1 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 1);
-const inst2 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 2);
+// The mul+add build at every thread count (1 and 2 always: the peers' counts).
+const instPrepared = {};
+for (const t of new Set([1, 2, ...THREADS]))
+  instPrepared[t] = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, t);
+const inst1 = instPrepared[1];
+const inst2 = instPrepared[2];
 // The scalar build, what engines without WebAssembly SIMD get: its cost against the SIMD build.
 const instScalar = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 1, { simd: false });
 const instScalar2 = eng.error ? { error: eng.error } : await createInstance(eng.createAttention, 2, { simd: false });
 const instRelaxed = {};
-for (const t of [1, 2])
+for (const t of THREADS)
   instRelaxed[t] = eng.error
     ? { error: eng.error }
     : await createInstance(eng.createAttention, t, { relaxedSimd: true });
+results.threads = { counts: THREADS, cores: CORES, plan: THREAD_PLAN };
+for (const { note } of THREAD_PLAN) if (note) notes.push(note);
 results.engine = {
   path: enginePath,
   info: inst1.info ?? null,
@@ -174,10 +189,8 @@ for (const s of SHAPES) {
     disposers.push(() => w.dispose());
   };
   addEngine('wa-oneshot-1', inst1, oneShot);
-  addEngine('wa-prepared-1', inst1, prepared);
-  addEngine('wa-prepared-2', inst2, prepared);
-  addEngine('wa-relaxed-1', instRelaxed[1], prepared);
-  addEngine('wa-relaxed-2', instRelaxed[2], prepared);
+  for (const t of THREADS) addEngine(`wa-prepared-${t}`, instPrepared[t], prepared);
+  for (const t of THREADS) addEngine(`wa-relaxed-${t}`, instRelaxed[t], prepared);
   if (key === WEIGHTS_SHAPE) addEngine('wa-prepared-1-w', inst1, prepared, true);
   addEngine('wa-scalar-1', instScalar, prepared);
   addEngine('wa-scalar-2', instScalar2, prepared);
@@ -337,7 +350,7 @@ if (!SKIP.has('memory') && !QUICK) {
 
 if (!SKIP.has('decode')) {
   results.decode = {};
-  for (const threads of [1, 2]) {
+  for (const threads of THREADS) {
     log(`bench: decode and prefill with a KV cache, ${threads} thread(s) (separate process) …`);
     results.decode[threads] = await runChild(
       [path.join(here, 'decode.mjs'), `--threads=${threads}`, ...(QUICK ? ['--quick'] : [])],
@@ -346,9 +359,14 @@ if (!SKIP.has('decode')) {
   }
 }
 
+if (!SKIP.has('long')) {
+  const { runLongRows } = await import('./long.mjs');
+  results.long = await runLongRows({ threads: THREADS, quick: QUICK });
+}
+
 if (!SKIP.has('model')) {
   const { runModelRows } = await import('./model.mjs');
-  results.model = await runModelRows({ quick: QUICK });
+  results.model = await runModelRows({ quick: QUICK, threads: THREADS });
 }
 
 results.loadAverageAtEnd = os.loadavg();
@@ -364,6 +382,10 @@ const out = report(results, {
     ort: ortErr,
   },
 });
+if (results.long) {
+  const { longReport } = await import('./long.mjs');
+  out.push(...longReport(results.long));
+}
 if (results.model) {
   const { modelReport } = await import('./model-report.mjs');
   out.push(...modelReport(results.model));

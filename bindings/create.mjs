@@ -308,6 +308,8 @@ export async function createAttentionWith(loader, options) {
   const opts = checkOptions(options);
   const { threads, threadsReason, build } = chooseBuild(opts, loader);
   const Module = await startModule(loader, build, threads, opts);
+  // The pool's split and polling follow the machine's cores (more threads than cores may be asked for).
+  Module.setCores(loader.hardwareThreads());
   const running = Module.setThreads(threads);
   if (threads > 1 && loader.isNode) {
     // Idle pool workers must not keep the user's Node process alive.

@@ -301,6 +301,7 @@ EMSCRIPTEN_BINDINGS(wasm_attention) {
   emscripten::function("forwardSizeNames", &forwardSizeNames);
   emscripten::function("heapInUse", &heapInUse);
   emscripten::function("setThreads", &wa::set_thread_count);
+  emscripten::function("setCores", &wa::set_core_count);
   emscripten::function("simdEnabled", &simdEnabled);
   emscripten::function("relaxedSimdEnabled", &wa::gemm_uses_relaxed_simd);
 }

@@ -15,9 +15,10 @@ import {
 
 const FN = 'generate';
 
-// A turn of the event loop (a macrotask: timers, I/O, rendering run), without the 4 ms clamp that
-// nested setTimeout(0) has in browsers: scheduler.yield where there is one, setImmediate in Node,
-// else a MessageChannel message.
+// A turn of the event loop (a macrotask: timers, I/O, messages, rendering run), without the 4 ms
+// clamp that nested setTimeout(0) has in browsers: setImmediate in Node, else a MessageChannel
+// message. Not scheduler.yield: its continuation is queued ahead of other tasks, so in a worker a
+// page's "stop" message would wait until the whole generation had ended.
 let channel = null;
 const waiting = [];
 function nextMessage() {
@@ -31,8 +32,6 @@ function nextMessage() {
   });
 }
 export function yieldToEventLoop() {
-  const scheduler = globalThis.scheduler;
-  if (scheduler && typeof scheduler.yield === 'function') return scheduler.yield();
   if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
   if (typeof MessageChannel === 'function') return nextMessage();
   return new Promise((resolve) => setTimeout(resolve, 0));

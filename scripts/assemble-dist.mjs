@@ -10,6 +10,7 @@
 //   load-model.mjs, model-*.mjs, config.mjs, … loadModel and its model object (in create.cjs too)
 //   vendor/tokenizers.mjs (+ .cjs, .LICENSE)  @huggingface/tokenizers, loaded only when a model has a tokenizer
 //   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
+//   viz.cjs, viz.d.cts                        wasm-attention/viz for require (its ES modules ship in viz/)
 import { build, transform } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -170,6 +171,19 @@ await build({
   ],
 });
 written.add(join(dist, 'create.cjs'));
+
+// wasm-attention/viz ships as its ES modules in viz/ (what import resolves to). For require (a
+// CommonJS bundle, as webpack's or jsdom's) and its types, one CommonJS bundle of them here.
+await build({
+  entryPoints: [join(root, 'viz', 'index.mjs')],
+  outfile: join(dist, 'viz.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'neutral',
+  logLevel: 'warning',
+});
+written.add(join(dist, 'viz.cjs'));
+writeFileSync(join(dist, 'viz.d.cts'), readFileSync(join(root, 'viz', 'index.d.mts'), 'utf8'));
 
 // Anything else in dist/ is left from an older build and must not reach the package.
 for (const folder of [dist, join(dist, 'node'), join(dist, 'vendor')]) {

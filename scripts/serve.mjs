@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Static server for the demo page. Node's standard library only.
+// Static server for the demo page. Node's standard library only. It is also the package's `bin`:
 //
+//   npx wasm-attention [--port N]            (an installed package: the demo, its model included)
 //   node scripts/serve.mjs [--port N]        (or PORT=N; PORT=0 picks a free port)
 //
 // Serves the package root, so web/ (the page) and dist/ (the engine) are both reachable;
@@ -172,39 +173,59 @@ export function startServer({ port = DEFAULT_PORT, root = PACKAGE_ROOT, host = H
   });
 }
 
-function parsePort(argv, env) {
+const USAGE = 'usage: wasm-attention [--port N]   (N from 0 to 65535; 0 picks a free port; default PORT or 8080)';
+
+/** The port asked for by argv (`--port N`, `--port=N`) or env.PORT; a RangeError names what was wrong. */
+export function parsePort(argv, env) {
   let raw = env.PORT;
-  const i = argv.indexOf('--port');
-  if (i !== -1) raw = argv[i + 1];
-  const eq = argv.find((a) => a.startsWith('--port='));
-  if (eq) raw = eq.slice('--port='.length);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--port') {
+      raw = argv[i + 1];
+      if (raw === undefined || raw.startsWith('--'))
+        throw new RangeError('--port needs a value: a port number from 0 to 65535');
+      i++;
+    } else if (arg.startsWith('--port=')) {
+      raw = arg.slice('--port='.length);
+    } else {
+      throw new RangeError(`unknown argument ${JSON.stringify(arg)}`);
+    }
+  }
   if (raw === undefined || raw === '') return DEFAULT_PORT;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+  if (!/^\d+$/.test(String(raw).trim()) || !Number.isInteger(n) || n > 65535) {
     throw new RangeError(`port must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
   }
   return n;
 }
 
 async function main() {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
   let port;
   try {
-    port = parsePort(process.argv.slice(2), process.env);
+    port = parsePort(args, process.env);
   } catch (e) {
-    console.error(`serve: ${e.message}`);
+    console.error(`wasm-attention: ${e.message}\n${USAGE}`);
     process.exit(2);
   }
   if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'index.mjs'))) {
-    console.warn('serve: dist/index.mjs is missing; run `npm run build` first (the page needs the engine).');
+    console.warn('wasm-attention: dist/index.mjs is missing; run `npm run build` first (the page needs the engine).');
   }
   let handle;
   try {
     handle = await startServer({ port });
   } catch (e) {
-    console.error(`serve: cannot listen on ${HOST}:${port}: ${e.message}`);
+    console.error(`wasm-attention: cannot listen on ${HOST}:${port}: ${e.message}`);
     process.exit(1);
   }
-  console.log(`Serving wasm-attention demo at ${handle.url}`);
+  // One write, so a reader of the first line has the second too.
+  console.log(
+    `Serving wasm-attention demo at ${handle.url}\nOpen ${handle.url}web/ in a browser (Ctrl+C stops the server).`,
+  );
   const stop = () => handle.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -5,10 +5,14 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #ifndef WA_NO_THREADS
 #include <pthread.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
 #endif
 
 namespace wa {
@@ -24,8 +28,34 @@ constexpr std::chrono::microseconds kPollDuringCall{1000};
 // them) finds them awake, and no core keeps spinning long while the caller, or another library's
 // threads, run.
 constexpr std::chrono::microseconds kPollAfterCall{200};
+// With more threads than cores, a polling worker holds a core that the caller or a worker with a
+// task needs: workers then poll only this long.
+constexpr std::chrono::microseconds kPollOversubscribed{20};
+// A caller that waits longer than this, and longer than its own share of the job, for a worker's
+// last task saw a stall: the worker was descheduled (a loaded machine). Small jobs then stay on the
+// caller for kContendedFor, as if the workers slept: a stall costs a scheduler slice (milliseconds),
+// far more than splitting a small job saves.
+constexpr std::chrono::microseconds kStallFloor{100};
+constexpr std::chrono::milliseconds kContendedFor{250};
 // Polls between two readings of the clock (a reading is a call out to JavaScript in WebAssembly).
 constexpr int kPollsPerClockReading = 256;
+
+// A polling loop's pause: natively the CPU's spin-wait hint (the core's sibling runs meanwhile, and
+// the loop does not flood the memory order buffer); WebAssembly has none.
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+int native_cores() {
+#ifdef __EMSCRIPTEN__
+  return 0;  // the host says (set_core_count from JavaScript)
+#else
+  return static_cast<int>(std::thread::hardware_concurrency());
+#endif
+}
+std::atomic<int> cores{native_cores()};
 
 // The job now posted and its next task, in one word: generation (high 32 bits), task index (low 32).
 // A task is claimed by one compare-exchange, which fails once the job has changed, so a worker that
@@ -39,6 +69,18 @@ class Pool {
   ~Pool() { resize(1); }
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Every worker polls (none asleep, none starting up asleep).
+  bool awake() const { return sleepers_.load() == 0; }
+  std::size_t naps() const { return naps_.load(); }
+
+  // Sleeping workers start polling now (with the long poll of a call in progress).
+  void wake() {
+    if (workers_.empty() || sleepers_.load() == 0) return;
+    resting_.store(false);
+    alarm_.fetch_add(1);
+    notify();
+  }
 
   int resize(int threads) {
     if (threads < 1) threads = 1;
@@ -80,17 +122,41 @@ class Pool {
     finished_.store(0);
     const std::uint64_t gen = (generation() + 1) & kTaskMask;
     ticket_.store(gen << kGenerationShift);  // publishes the job (seq_cst) ...
-    if (sleepers_.load() > 0) {              // ... before this read: a worker going to sleep sees one or the other
-      std::lock_guard<std::mutex> lock(mutex_);
-      wake_.notify_all();
-    }
+    if (sleepers_.load() > 0) notify();      // ... before this read: a worker going to sleep sees one or the other
+    const auto posted = std::chrono::steady_clock::now();
     drain(gen, fn, count, 0);
-    // Tasks still running on workers: short, so poll.
-    while (finished_.load() != count) {
+    if (finished_.load() == count) return;
+    // Tasks still running on workers: short, so poll. A wait longer than the caller's own share of
+    // the job means a worker was descheduled holding a task (more runnable threads than cores):
+    // small jobs are then not worth splitting for a while (contended()).
+    const auto drained = std::chrono::steady_clock::now();
+    while (finished_.load() != count) relax();
+    const auto waited = std::chrono::steady_clock::now() - drained;
+    if (waited > kStallFloor && waited > drained - posted) {
+      const auto until = std::chrono::steady_clock::now() + kContendedFor;
+      contended_until_.store(until.time_since_epoch().count());
     }
   }
 
+  // A stall was seen lately (run); reads the clock only then.
+  bool contended() {
+    const auto until = contended_until_.load();
+    if (until == 0) return false;
+    if (std::chrono::steady_clock::now().time_since_epoch().count() < until) return true;
+    contended_until_.store(0);
+    return false;
+  }
+
   void rest() { resting_.store(true); }
+
+  // Wakes the sleepers, under the mutex so that none is between its check and its sleep. When a
+  // worker holds the mutex, it is checking what to wait for (and sees the new job or alarm) or has
+  // just woken: the caller then does not block on it (a worker descheduled there would stall the
+  // caller for a scheduler slice). A sleeper missed so misses one job, which the caller runs.
+  void notify() {
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    if (lock.owns_lock()) wake_.notify_all();
+  }
 
  private:
   struct Worker {
@@ -129,21 +195,33 @@ class Pool {
     }
   }
 
-  // Waits for a generation other than `seen` (or stop); returns false on stop.
+  std::chrono::microseconds poll_limit() const {
+    const int c = cores.load();
+    if (c > 0 && size() > c) return kPollOversubscribed;
+    return resting_.load() ? kPollAfterCall : kPollDuringCall;
+  }
+
+  // Waits for a generation other than `seen` (or stop), polling, then asleep until a job, a stop or
+  // an alarm (parallel_wake: poll again); returns false on stop.
   bool await_job(std::uint64_t seen) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int poll = 1;; ++poll) {
-      if (generation() != seen) return true;
+    for (;;) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int poll = 1;; ++poll) {
+        if (generation() != seen) return true;
+        if (stop_.load()) return false;
+        relax();
+        if (poll % kPollsPerClockReading != 0) continue;
+        if (std::chrono::steady_clock::now() - start > poll_limit()) break;
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      const std::uint64_t alarm = alarm_.load();
+      sleepers_.fetch_add(1);
+      naps_.fetch_add(1);
+      wake_.wait(lock, [&] { return stop_.load() || generation() != seen || alarm_.load() != alarm; });
+      sleepers_.fetch_sub(1);
       if (stop_.load()) return false;
-      if (poll % kPollsPerClockReading != 0) continue;
-      const auto polled = std::chrono::steady_clock::now() - start;
-      if (polled > (resting_.load() ? kPollAfterCall : kPollDuringCall)) break;
+      if (generation() != seen) return true;
     }
-    std::unique_lock<std::mutex> lock(mutex_);
-    sleepers_.fetch_add(1);
-    wake_.wait(lock, [&] { return stop_.load() || generation() != seen; });
-    sleepers_.fetch_sub(1);
-    return !stop_.load();
   }
 
   void work_loop(std::uint64_t seen, std::size_t index) {
@@ -164,6 +242,10 @@ class Pool {
   std::atomic<std::uint64_t> ticket_{0};
   std::atomic<std::size_t> finished_{0};
   std::atomic<int> sleepers_{0};
+  std::atomic<std::uint64_t> alarm_{0};  // counts parallel_wake calls that found a sleeper
+  std::atomic<std::size_t> naps_{0};
+  // steady_clock ticks until which jobs are split only as if the workers slept; 0: not contended.
+  std::atomic<std::chrono::steady_clock::rep> contended_until_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> resting_{false};
 };
@@ -179,8 +261,48 @@ void parallel_for(std::size_t count, const TaskFn& fn) { pool().run(count, fn); 
 
 void parallel_rest() { pool().rest(); }
 
+void parallel_wake() { pool().wake(); }
+
+bool workers_awake() { return pool().awake(); }
+
+std::size_t worker_naps() { return pool().naps(); }
+
+bool pool_contended() { return pool().contended(); }
+
 int set_thread_count(int threads) { return pool().resize(threads); }
 
 int thread_count() { return pool().size(); }
+
+int set_core_count(int c) {
+  cores.store(c > 0 ? c : 0);
+  return core_count();
+}
+
+int core_count() { return cores.load(); }
+
+int parallel_width() {
+  const int threads = thread_count(), c = core_count();
+  return c > 0 && c < threads ? c : threads;
+}
+
+namespace {
+std::size_t threads_by(double work, double per_thread) {
+  const int width = parallel_width();
+  if (width < 2 || !(work >= 2 * per_thread)) return 1;
+  const double n = work / per_thread;
+  return n >= width ? static_cast<std::size_t>(width) : static_cast<std::size_t>(n);
+}
+}  // namespace
+
+std::size_t threads_for(double work) {
+  const bool cheap = workers_awake() && !pool_contended();
+  return threads_by(work, cheap ? kMinWorkPerThreadAwake : kMinWorkPerThreadAsleep);
+}
+
+std::size_t threads_once_awake(double work) {
+  return threads_by(work, pool_contended() ? kMinWorkPerThreadAsleep : kMinWorkPerThreadAwake);
+}
+
+std::size_t planned_threads_for(double work) { return threads_by(work, kMinWorkPerThreadAwake); }
 
 }  // namespace wa

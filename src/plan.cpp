@@ -56,7 +56,8 @@ Plan plan_forward(const LayerConfig& c, const ForwardShape& f) {
   p.fused = !f.weights && !f.intermediates;
   // Chosen by the shape alone, never by the thread count: the two plans may differ in the last bit.
   p.all_heads = f.cached || (!f.intermediates && all_heads_floats(c, f) <= kAllHeadsFloats);
-  p.parallel = forward_macs(c, f) >= kMinParallelMacs;
+  // Split when two threads pay with the workers polling (a forward's jobs come back to back).
+  p.parallel = planned_threads_for(forward_macs(c, f)) > 1;
   p.workers = p.parallel ? static_cast<std::size_t>(thread_count()) : 1;
   // Averaged weights add the heads of a row in order, so a task is a row block of every head: a few
   // rows (a decode step) then leave threads idle, unless each head's rows are kept apart and summed

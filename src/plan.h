@@ -15,8 +15,6 @@ constexpr std::size_t kProjRows = 64;
 // Keys per tile of the fused attention: a 32 × 256 score tile (32 KiB) stays in L1 while the
 // K and V tiles (dk or dv × 256) come from L2.
 constexpr std::size_t kKeyTile = 256;
-// Smallest forward (in multiply-adds) worth splitting over threads.
-constexpr double kMinParallelMacs = 1e6;
 // Most scratch (floats) for projecting every head before attending: beyond it, one head at a time
 // keeps the scratch small (long sequences). Below it, one parallel pass per stage (projections, then
 // attention) gives threads a task per head and row block, where one head at a time gives a few

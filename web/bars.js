@@ -1,6 +1,6 @@
 // Draws one row of values (e.g. a query's attention weights over the keys) as vertical
 // bars with a label under each, on a <canvas>. Knows nothing of attention.
-import { FONT_FAMILY, prepareCanvas } from './heatmap.js';
+import { FONT_FAMILY, prepareCanvas } from './canvas.js';
 
 /**
  * @param {HTMLCanvasElement} canvas
@@ -8,7 +8,7 @@ import { FONT_FAMILY, prepareCanvas } from './heatmap.js';
  * @param {ArrayLike<number>} o.values    heights, drawn against [0, o.max]
  * @param {string[]} o.labels
  * @param {number} [o.max]                top of the axis and of the colour scale (default: largest value, at least 1e-12)
- * @param {(t: number) => number[]} o.colormap   bar colour from value / max (a heatmap with domain [0, max] has the same colours)
+ * @param {(value: number) => number[]} o.colour   a bar's [r, g, b] from its value (as the heatmap above colours it)
  * @param {(j: number) => boolean} [o.masked]    drawn as an empty hatched slot
  * @param {number} [o.maxWidth]           CSS px (default 640)
  * @returns {{ x0: number, barWidth: number, n: number, top: number, bottom: number, labelStep: number, max: number }}
@@ -64,7 +64,7 @@ export function drawBars(canvas, o) {
       const v = o.values[j];
       const t = Math.max(0, Math.min(1, v / max));
       const h = t * plotHeight;
-      const [r, g, b] = o.colormap(t);
+      const [r, g, b] = o.colour(v);
       ctx.fillStyle = `rgb(${r},${g},${b})`;
       ctx.fillRect(x, bottom - h, w, h);
       if (barWidth >= 30) {

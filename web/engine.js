@@ -69,6 +69,9 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
         stop(id) {
           worker.postMessage({ type: MESSAGE.modelStop, id });
         },
+        sampling(id, { temperature, topK }) {
+          worker.postMessage({ type: MESSAGE.modelSampling, id, temperature, topK });
+        },
         steps(request) {
           if (broken) return Promise.reject(broken);
           const id = nextId++;

@@ -1,6 +1,6 @@
 // The files the textbook exports: the JSON document's format, the PNG's layout of titled heatmaps,
 // and saving either as a download.
-import { FONT_FAMILY } from './heatmap.js';
+import { FONT_FAMILY } from './canvas.js';
 
 /** Rows of a row-major matrix as nested arrays. */
 export function toRows(matrix, rows, cols) {
@@ -66,7 +66,7 @@ export function buildExport({
   return doc;
 }
 
-function download(blob, filename) {
+export function download(blob, filename) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;

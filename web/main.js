@@ -9,11 +9,10 @@
 //   settings.js  read and check the form        inputs.js    embeddings and weights for the engine
 //   requests.js  the queue to the engine worker  textbook-run.js  views, scales, step numbers
 //   views.js     draw a run                       selection.js picked view, query and cell
-//   controls.js  events → handlers                tooltip.js   the cell readout
+//   controls.js  events → handlers                strip.js     the steps' Q/K/V strips
 //   status.js    engine line and errors           textbook-export.js  JSON and PNG of a run
 //   serialize.js exact copies for tests
 import { startEngine } from './engine.js';
-import { hideTooltip } from './tooltip.js';
 import { showEngine, showErrors } from './status.js';
 import { bindTabs } from './tabs.js';
 import { createPoemPage } from './poem.js';
@@ -38,7 +37,6 @@ window.__demo = textbook.demo;
 
 function tabOpened(name) {
   page.tab = name;
-  hideTooltip($('tooltip'));
   page.poem?.show(name === 'model');
   if (name === 'textbook') textbook.show();
 }

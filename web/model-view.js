@@ -1,172 +1,146 @@
-// The poem model's attention, drawn: every layer × head as a thumbnail (as BertViz's model
-// view), and one head opened large with its heatmap (its four steps are steps.js's). A hovered
-// token's row is brought forward in every map at once. Draws what it is given (a run of
-// poem-run.js and the page's ui state); knows nothing of the engine or its worker.
-import { drawHeatmap, drawLegend } from './heatmap.js';
-import { viridis } from './colormap.js';
-import { WEIGHT_DOMAIN as MODEL_DOMAIN, labelsOf, matrixOf } from './poem-run.js';
+// The poem model's attention, drawn with wasm-attention/viz: every layer × head as a thumbnail
+// (createModelView, grouped by shared K/V head), and one head opened large (createHeatmap; its
+// four steps are steps.js's). A hovered token's row is brought forward in every map at once.
+// Draws what it is given (a run of poem-run.js and the page's ui state); knows nothing of the
+// engine or its worker.
+//
+// The seam with poem-controls.js: the thumbnails are [data-testid=thumb] cells with data-layer and
+// data-head (a click opens one; Enter or Space is a click here), their canvases
+// [data-testid=thumb-map], and the large map's canvas is #head-map ([data-testid=head-map]), made
+// once at creation so its listeners can be bound before the first run; mapOf(canvas) gives the
+// drawn layout of any of them.
+import { createHeadView, createHeatmap, createModelView as createGrid } from '../viz/index.mjs';
+import { labelsOf, matrixOf } from './poem-run.js';
 import { el } from './dom.js';
-import { isKeyMasked, kvHeadOf } from '../lib/attention-rules.mjs';
-
-const THUMB_MAX = 150;
-const LABEL_COLUMN = 30;
-const GAP = 6;
+import { kvHeadOf } from '../lib/attention-rules.mjs';
 
 const $ = (id) => document.getElementById(id);
 
-function innerWidth(node) {
-  const cs = getComputedStyle(node);
-  return node.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+/** The run's attention as the viz views take it: [layers] of Float32Array [heads, n, n], one copy per run length. */
+function attentionCache() {
+  let key = '';
+  let value = null;
+  return (run) => {
+    const k = `${run.id}:${run.n}`;
+    if (k !== key) {
+      const cells = run.n * run.n;
+      value = Array.from({ length: run.nLayers }, (_, l) => {
+        const a = new Float32Array(run.nHeads * cells);
+        for (let h = 0; h < run.nHeads; h++) a.set(matrixOf(run, l, h), h * cells);
+        return a;
+      });
+      key = k;
+    }
+    return value;
+  };
 }
-
-const maskOf = (run) => (i, j) => isKeyMasked(run.mask, i, j);
 
 /**
  * ui: { highlight: row or -1, open: { layer, head } | null, query: row of the large view,
  *       cursor: { i, j } | null (keyboard cursor of the large map, when focused) }
- * @returns {{ render(run, ui), redraw(run, ui), mapOf(canvas), thumbSize(): number }}
+ * @returns {{ render(run, ui), redraw(run, ui), mapOf(canvas) }}
  */
 export function createModelView() {
-  const maps = new Map(); // canvas → { kind: 'thumb' | 'large', layer, head, layout, matrix, n }
+  const attentionOf = attentionCache();
+  let grid = null;
+  let gridRun = 0;
+  let lines = null; // the opened head's layer as lines (the head view), made on first opening
+  let largeMeta = null; // { layer, head, matrix, n } of the opened head, for the page's read-out
+  // The large map exists from the start (hidden with its section) so its canvas keeps one identity.
+  const large = createHeatmap($('head-map-box'), {
+    weights: new Float32Array(1),
+    queryTokens: ['⟨s⟩'],
+    causal: true,
+    height: 420,
+    numberFrom: 1,
+  });
+  const largeCanvas = $('head-map-box').querySelector('canvas');
+  largeCanvas.id = 'head-map';
+  largeCanvas.dataset.testid = 'head-map';
 
-  function buildGrid(run) {
-    const grid = $('model-grid');
-    if (grid.dataset.shape === `${run.nLayers}x${run.nHeads}`) return;
-    const cells = [el('div', { class: 'corner', 'aria-hidden': 'true' })];
-    for (let h = 0; h < run.nHeads; h++)
-      cells.push(el('div', { class: 'col-head', 'aria-hidden': 'true', text: `head ${h + 1}` }));
-    for (let l = 0; l < run.nLayers; l++) {
-      cells.push(el('div', { class: 'row-head', 'aria-hidden': 'true', text: `L${l + 1}` }));
-      for (let h = 0; h < run.nHeads; h++) {
-        cells.push(
-          el(
-            'button',
-            {
-              type: 'button',
-              class: 'thumb',
-              'data-testid': 'thumb',
-              'data-layer': String(l),
-              'data-head': String(h),
-              'aria-label': `Layer ${l + 1}, head ${h + 1}: open it large`,
-              'aria-pressed': 'false',
-            },
-            el('canvas', { 'data-testid': 'thumb-map', 'data-layer': String(l), 'data-head': String(h) }),
-          ),
-        );
-      }
-    }
-    grid.style.gridTemplateColumns = `${LABEL_COLUMN}px repeat(${run.nHeads}, auto)`;
-    grid.replaceChildren(...cells);
-    grid.dataset.shape = `${run.nLayers}x${run.nHeads}`;
-  }
+  // Enter or Space on a thumbnail opens it as a click does (poem-controls.js listens for clicks).
+  $('model-grid').addEventListener('keydown', (e) => {
+    const cell = e.target.closest?.('[data-testid=thumb]');
+    if (cell && (e.key === 'Enter' || e.key === ' ')) cell.click();
+  });
 
-  function thumbSize(run) {
-    const width = innerWidth($('model-view-section'));
-    return Math.max(40, Math.min(THUMB_MAX, Math.floor((width - LABEL_COLUMN - GAP * run.nHeads) / run.nHeads) - 6));
-  }
-
-  function drawThumbs(run, ui) {
-    const size = thumbSize(run);
-    for (const button of $('model-grid').querySelectorAll('[data-testid=thumb]')) {
-      const layer = Number(button.dataset.layer);
-      const head = Number(button.dataset.head);
-      const canvas = button.firstElementChild;
-      const matrix = matrixOf(run, layer, head);
-      const layout = drawHeatmap(canvas, {
-        matrix,
-        rows: run.n,
-        cols: run.n,
-        domain: MODEL_DOMAIN,
-        colormap: viridis,
-        masked: maskOf(run),
-        maxSize: size,
-        maxCell: size,
-        labels: false,
-        highlightRow: ui.highlight,
-      });
-      maps.set(canvas, { kind: 'thumb', layer, head, layout, matrix, n: run.n });
-      const open = Boolean(ui.open && ui.open.layer === layer && ui.open.head === head);
-      button.setAttribute('aria-pressed', String(open));
-      button.classList.toggle('open', open);
+  function drawGrid(run, ui) {
+    const options = {
+      attention: attentionOf(run),
+      tokens: labelsOf(run),
+      highlightRow: ui.highlight,
+      selected: ui.open,
+    };
+    if (!grid || gridRun !== run.id) {
+      grid?.dispose();
+      grid = createGrid($('model-grid'), { ...options, numKvHeads: run.nKvHeads, numberFrom: 1 });
+      gridRun = run.id;
+    } else {
+      grid.update(options);
     }
   }
 
   function drawLarge(run, ui) {
     const section = $('head-section');
-    const canvas = $('head-map');
-    maps.delete(canvas);
     section.hidden = !ui.open;
     if (!ui.open) return;
     const { layer, head } = ui.open;
     const labels = labelsOf(run);
-    const matrix = matrixOf(run, layer, head);
-    const width = innerWidth(section);
-    const layout = drawHeatmap(canvas, {
-      matrix,
-      rows: run.n,
-      cols: run.n,
-      rowLabels: labels,
-      colLabels: labels,
-      domain: MODEL_DOMAIN,
-      colormap: viridis,
-      masked: maskOf(run),
-      maxSize: Math.min(460, width - 70),
-      maxCell: 36,
+    const query = Math.min(ui.query, run.n - 1);
+    const matrix = attentionOf(run)[layer].subarray(head * run.n * run.n, (head + 1) * run.n * run.n);
+    largeMeta = { layer, head, matrix, n: run.n };
+    large.update({
+      weights: matrix,
+      queryTokens: labels,
+      title: `layer ${layer + 1}, head ${head + 1}`,
       highlightRow: ui.highlight,
-      selectedRow: ui.query,
-      cursor: ui.cursor ?? undefined,
+      cursor: ui.cursor ? { query: Math.min(ui.cursor.i, run.n - 1), key: Math.min(ui.cursor.j, run.n - 1) } : null,
     });
-    maps.set(canvas, { kind: 'large', layer, head, layout, matrix, n: run.n });
+    const shown = { attention: attentionOf(run), tokens: labels, layer, numberFrom: 1 };
+    if (lines) lines.update(shown);
+    else lines = createHeadView($('head-lines'), shown);
     const kvHead = kvHeadOf(head, run.nHeads, run.nKvHeads);
+    const others = run.nHeads / run.nKvHeads - 1;
     $('head-heading').textContent = `Layer ${layer + 1}, head ${head + 1}`;
-    canvas.tabIndex = 0;
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute(
-      'aria-label',
-      `Layer ${layer + 1}, head ${head + 1}: attention weights, ${run.n} × ${run.n}. ` +
-        'Arrow keys move the cell cursor and read its weight; Enter shows the four steps of the cursor’s query row.',
-    );
     $('head-caption').textContent =
       `Row i: where token i looks when layer ${layer + 1}'s head ${head + 1} computes it. This head shares its keys and values ` +
-      `with ${run.nHeads / run.nKvHeads - 1 === 1 ? 'one other head' : `${run.nHeads / run.nKvHeads - 1} other heads`} ` +
+      `with ${others === 1 ? 'one other head' : `${others} other heads`} ` +
       `(grouped-query attention: K/V head ${kvHead + 1} of ${run.nKvHeads}); keys are rotated by their position (RoPE). ` +
       'Hatched cells are later tokens, masked. Click a row (or focus the map and press Enter) for its four steps below.';
     const select = $('head-query');
     if (select.options.length !== run.n) {
       select.replaceChildren(...labels.map((t, i) => el('option', { value: String(i), text: `${i + 1}: ${t}` })));
     }
-    select.value = String(ui.query);
+    select.value = String(query);
   }
 
   return {
     /** Draws the whole model view (and the opened head) for a run. */
     render(run, ui) {
-      const section = $('model-view-section');
-      section.hidden = !run;
+      $('model-view-section').hidden = !run;
       if (!run) {
         $('head-section').hidden = true;
         return;
       }
-      buildGrid(run);
-      drawThumbs(run, ui);
-      drawLegend($('model-legend'), {
-        domain: MODEL_DOMAIN,
-        colormap: viridis,
-        width: Math.min(360, innerWidth(section)),
-        label: 'attention weight, 0 … 1 in every map',
-      });
+      drawGrid(run, ui);
       $('model-caption').textContent =
-        `Each small map is one head: ${run.nLayers} layers (top to bottom, the order the model computes them) × ${run.nHeads} heads, ` +
-        `${run.n} tokens. Row i shows where token i looks; a causal model only looks back, so the maps are triangles. ` +
-        'Point at a token (here or in the poem above) to bring its row forward in every map; click a map to open it large.';
+        `${run.nLayers} layers (top to bottom) × ${run.nHeads} heads, ${run.n} tokens; heads framed together share their keys and values. ` +
+        'Row i: where token i looks (a causal model only looks back). Point at a token to bring its row forward everywhere; click a map, or press Enter on it, to open it large.';
       drawLarge(run, ui);
     },
     /** Redraws the maps only (a hover, a cursor, a picked row). */
     redraw(run, ui) {
       if (!run) return;
-      drawThumbs(run, ui);
+      drawGrid(run, ui);
       drawLarge(run, ui);
     },
-    mapOf: (canvas) => maps.get(canvas) ?? null,
+    /** A thumbnail's or the large map's canvas as drawn: { kind, layer, head, layout } (the large one: + matrix, n), or null. */
+    mapOf(canvas) {
+      if (!canvas?.dataset.layout) return null;
+      const layout = JSON.parse(canvas.dataset.layout);
+      if (canvas === largeCanvas) return largeMeta && { kind: 'large', layout, ...largeMeta };
+      if (canvas.dataset.testid !== 'thumb-map') return null;
+      return { kind: 'thumb', layout, layer: Number(canvas.dataset.layer), head: Number(canvas.dataset.head) };
+    },
   };
 }

@@ -1,10 +1,20 @@
 // The poem mode's inputs: its form and buttons, the token chips, the thumbnails and the large
 // map (pointer and keys), turned into calls of the handlers poem.js passes in. Knows nothing
 // of the engine or of how anything is drawn.
-import { cellAt } from './heatmap.js';
+import { bindChipKeys } from './poem-focus.js';
 
 const PROMPT_DEBOUNCE_MS = 300;
 const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'Enter', ' '];
+
+/** The cell under a CSS-pixel point of a drawn map (its data-layout): { i, j }, j = -1 on a row label, or null. */
+function cellUnder(layout, x, y) {
+  const g = layout.grid ?? { x: layout.x0, y: layout.y0, width: layout.cols * layout.cellWidth, height: Infinity };
+  const i = Math.floor((y - layout.y0) / layout.cellHeight);
+  if (y < g.y || y >= g.y + g.height || i < 0 || i >= layout.rows) return null;
+  if (x < g.x) return x >= 0 ? { i, j: -1 } : null;
+  const j = Math.floor((x - layout.x0) / layout.cellWidth);
+  return x < g.x + g.width && j >= 0 && j < layout.cols ? { i, j } : null;
+}
 
 /**
  * @param {object} h   handlers
@@ -17,20 +27,36 @@ const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 
  * @param {(layer: number, head: number) => void} h.openHead
  * @param {(i: number) => void} h.pickQuery      the large view's query row
  * @param {(canvas) => object|null} h.mapOf       → { kind, layout } of a model map
- * @param {(cell: {i, j}|null, at: {x, y}|null) => void} h.pointAt   the pointer over the large map
  * @param {(key: string) => void} h.key          a key on the focused large map
  * @param {(focused: boolean) => void} h.focusLarge
  */
 export function bindPoemControls(h) {
   const $ = (id) => document.getElementById(id);
   let timer = 0;
+  // An input method (pinyin …) composes a character from Latin letters: until compositionend the
+  // prompt holds those letters, which are not the prompt the user means.
+  let composing = false;
+  const promptEdited = () => {
+    clearTimeout(timer);
+    timer = setTimeout(h.promptChanged, PROMPT_DEBOUNCE_MS);
+  };
+  $('poem-prompt').addEventListener('compositionstart', () => {
+    composing = true;
+    clearTimeout(timer);
+  });
+  $('poem-prompt').addEventListener('compositionend', () => {
+    composing = false;
+    promptEdited();
+  });
 
   $('poem-controls').addEventListener('input', (e) => {
     if (e.target.name === 'poem-prompt') {
-      clearTimeout(timer);
-      timer = setTimeout(h.promptChanged, PROMPT_DEBOUNCE_MS);
+      if (composing || e.isComposing) return;
+      promptEdited();
     } else if (e.target.name === 'poem-decoding') {
       h.decodingChanged();
+    } else if (e.target.name === 'poem-temperature' || e.target.name === 'poem-top-k') {
+      h.samplingChanged(); // live: the candidates at once, a running generation from its next token
     }
   });
   $('poem-controls').addEventListener('submit', (e) => {
@@ -39,7 +65,7 @@ export function bindPoemControls(h) {
   });
   // The prompt is a textarea (poems have lines): Enter breaks the line, Ctrl/⌘+Enter generates.
   $('poem-prompt').addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !e.isComposing && !composing) {
       e.preventDefault();
       h.generate();
     }
@@ -48,11 +74,16 @@ export function bindPoemControls(h) {
   $('poem-stop').addEventListener('click', () => h.stop());
 
   const chips = $('poem-tokens');
+  bindChipKeys(chips);
   const chipIndex = (e) => {
     const chip = e.target.closest?.('[data-testid=poem-token]');
     return chip ? Number(chip.dataset.index) : -1;
   };
   chips.addEventListener('mouseover', (e) => h.hover(chipIndex(e)));
+  // A tap has no hover: a finger (or pen) touching a chip brings its row forward as pointing does.
+  chips.addEventListener('pointerdown', (e) => {
+    if (e.pointerType !== 'mouse' && chipIndex(e) >= 0) h.hover(chipIndex(e));
+  });
   chips.addEventListener('focusin', (e) => h.hover(chipIndex(e)));
   chips.addEventListener('mouseleave', () => h.hover(-1));
   chips.addEventListener('focusout', () => h.hover(-1));
@@ -66,7 +97,7 @@ export function bindPoemControls(h) {
     const meta = canvas instanceof HTMLCanvasElement ? h.mapOf(canvas) : null;
     if (!meta) return null;
     const r = canvas.getBoundingClientRect();
-    return { meta, cell: cellAt(meta.layout, e.clientX - r.left, e.clientY - r.top) };
+    return { meta, cell: cellUnder(meta.layout, e.clientX - r.left, e.clientY - r.top) };
   };
 
   const grid = $('model-grid');
@@ -84,12 +115,8 @@ export function bindPoemControls(h) {
   large.addEventListener('mousemove', (e) => {
     const found = hit(e);
     h.hover(found?.cell ? found.cell.i : -1);
-    h.pointAt(found?.cell ?? null, { x: e.clientX, y: e.clientY });
   });
-  large.addEventListener('mouseleave', () => {
-    h.hover(-1);
-    h.pointAt(null, null);
-  });
+  large.addEventListener('mouseleave', () => h.hover(-1));
   large.addEventListener('click', (e) => {
     const found = hit(e);
     if (found?.cell) h.pickQuery(found.cell.i);

@@ -1,13 +1,13 @@
 // The runs of the model tab: a prompt (or a generation) asked of the worker, its messages folded
 // into the run as they arrive, the status line and the Generate/Stop buttons; and the four steps
 // of the opened head, asked for the run on screen. Works on poem.js's state through its context.
-import { generationRequest, poemProblems, readPoemSettings } from './poem-settings.js';
-import { addPrompt, addToken, createPoemRun, finishRun, stepsOf } from './poem-run.js';
+import { POEM_LIMITS, generationRequest, poemProblems, readPoemSettings } from './poem-settings.js';
+import { addPrompt, addToken, createPoemRun, finishRun, stepsOf, withTemperature } from './poem-run.js';
 import { renderSteps } from './steps.js';
-import { hideTooltip } from './tooltip.js';
 import { showErrors } from './status.js';
 import { el } from './dom.js';
 import { MESSAGE } from './worker-protocol.js';
+import { resetChipStop } from './poem-focus.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -16,8 +16,17 @@ const ENDINGS = {
   maxLength: 'the model reads no more tokens',
   poemStart: 'the model ended the poem (its next token would start a new one)',
   stopped: 'stopped',
+  edited:
+    'stopped, because the prompt was edited; the poem above is what the model had written. Generate continues the new prompt',
   error: 'failed',
 };
+
+/** The temperature the candidates are listed at (1 when greedy: the model's own distribution); null when invalid. */
+export function listedTemperature(settings) {
+  if (settings.greedy) return 1;
+  const [lo, hi] = POEM_LIMITS.temperature;
+  return settings.temperature >= lo && settings.temperature <= hi ? settings.temperature : null;
+}
 
 /** The median of the worker's times per generated token, as text ('' without any). */
 function perToken(ms) {
@@ -75,7 +84,6 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
     s.run = null;
     setBusy(false);
     setStatus('');
-    hideTooltip($('tooltip'));
     scheduleDraw();
   }
 
@@ -90,6 +98,7 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
     }
     const request = generationRequest(settings, { generating });
     const capacity = Array.from(settings.text).length + 1 + request.maxNew;
+    const temperature = listedTemperature(settings);
     let run = null;
     const id = engine.model.generate(request, (msg) => {
       if (msg.type === MESSAGE.modelPrompt) {
@@ -100,6 +109,8 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
             nHeads: config.numHeads,
             nKvHeads: config.numKvHeads,
             capacity,
+            vocab,
+            temperature,
           }),
           msg,
         );
@@ -107,12 +118,15 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
         run = addToken(run, msg);
         s.owed = id;
       } else {
-        run = run ? finishRun(run, msg.reason, msg.top) : null;
+        const reason = msg.reason === 'stopped' && s.stopReason === 'edited' ? 'edited' : msg.reason;
+        run = run ? finishRun(run, msg.reason, msg.top, msg.logits) : null;
         s.generating = 0;
-        test.done = msg.reason;
+        s.mode = '';
+        s.stopReason = '';
+        test.done = reason;
         setBusy(false);
         if (msg.error) showErrors($('poem-error'), [`The model failed — ${msg.error.name}: ${msg.error.message}`]);
-        setStatus(run && generating ? doneText(run, msg.reason) : '');
+        setStatus(run && generating ? doneText(run, reason) : '');
       }
       if (!run) return;
       if (s.ui.followLatest) s.ui.query = run.n - 1;
@@ -121,12 +135,49 @@ export function createGeneration({ engine, s, test, scheduleDraw }) {
       if (msg.type === MESSAGE.modelPrompt || msg.type === MESSAGE.modelDone) askSteps();
     });
     s.generating = id;
+    s.mode = generating ? 'generate' : 'prompt';
+    s.stopReason = '';
     s.picked = -1;
+    resetChipStop();
     test.tokenCounts = [];
     test.done = null;
     setBusy(generating); // a prompt alone is one message: nothing to stop
     setStatus(generating ? 'Generating…' : '');
   }
 
-  return { begin, askSteps };
+  /**
+   * The sampling fields changed: the candidates are listed again at once at the new temperature,
+   * and a running generation samples so from its next token on (the status says from which).
+   */
+  function samplingChanged() {
+    const settings = readPoemSettings($('poem-controls'));
+    const temperature = listedTemperature(settings);
+    if (temperature === null || !s.model) return;
+    if (s.run) {
+      s.run = withTemperature(s.run, temperature, s.model.vocab, POEM_LIMITS.topShown);
+      scheduleDraw();
+    }
+    const topKValid = Number.isInteger(settings.topK) && settings.topK >= 0 && settings.topK <= POEM_LIMITS.topK;
+    if (s.generating && s.mode === 'generate' && (settings.greedy || topKValid)) {
+      engine.model.sampling(s.generating, {
+        temperature: settings.greedy ? 0 : temperature,
+        topK: settings.greedy ? 0 : settings.topK,
+      });
+      setStatus(
+        `Generating… ${settings.greedy ? 'greedy' : `temperature ${temperature}, top-k ${settings.topK || 'all'}`} from the next character on.`,
+      );
+    }
+  }
+
+  /** The prompt was edited: a generation in flight stops (and says why) rather than vanish; else the prompt runs. */
+  function promptEdited() {
+    if (s.generating && s.mode === 'generate') {
+      s.stopReason = 'edited';
+      engine.model.stop(s.generating);
+      return;
+    }
+    begin(false);
+  }
+
+  return { begin, askSteps, samplingChanged, promptEdited };
 }

@@ -1,5 +1,6 @@
 // Loading the poem model into the worker, and what the model tab says when the file is missing
-// (the npm package does not ship it) or cannot be used; the model's one-line description.
+// (a host that serves web/ without the package's models/ folder) or cannot be used; the model's
+// one-line description.
 import { showErrors } from './status.js';
 
 const $ = (id) => document.getElementById(id);
@@ -41,8 +42,8 @@ export async function loadPoemModel(engine, modelUrl, test) {
   if (!loaded.ready) {
     showErrors($('poem-error'), [
       `The trained poem model is not here: ${new URL(loaded.url ?? modelUrl).pathname} answered ${loaded.status ? `HTTP ${loaded.status}` : 'nothing'}. ` +
-        'The npm package does not ship the model (2 MB of weights); it comes with a clone of the repository ' +
-        '(the folder models/tang-poems/ next to web/). Everything else works: the textbook tab shows attention on random weights.',
+        'The package ships it in the folder models/tang-poems/ next to web/ (`npx wasm-attention` serves both): ' +
+        'a static host must serve that folder too. Everything else works: the textbook tab shows attention on random weights.',
     ]);
     withoutModel(test, 'missing');
     return null;

@@ -8,6 +8,7 @@
 //   matrixOf(run, layer, head)   // Float32Array [n, n], row i = query i over keys 0 … n−1
 
 import { isKeyMasked } from '../lib/attention-rules.mjs';
+import { topTokens } from './model/sampling.js';
 
 // The poem model is a decoder: a token sees itself and the tokens before it, no window.
 const CAUSAL = Object.freeze({ isCausal: true });
@@ -24,11 +25,14 @@ export function tokenLabel(text) {
 }
 
 /**
- * @param {{ id: number, nLayers: number, nHeads: number, nKvHeads: number, capacity: number }} o
- *   capacity: the most tokens the run can hold (prompt + new tokens)
+ * @param {{ id: number, nLayers: number, nHeads: number, nKvHeads: number, capacity: number,
+ *   vocab?: string[], temperature?: number }} o
+ *   capacity: the most tokens the run can hold (prompt + new tokens); temperature: the one the
+ *   candidates are listed at, from each step's logits (null: as the worker listed them)
  */
-export function createPoemRun({ id, nLayers, nHeads, nKvHeads, capacity }) {
+export function createPoemRun({ id, nLayers, nHeads, nKvHeads, capacity, vocab = null, temperature = null }) {
   return {
+    vocab, // the tokens' texts, to name the candidates listed at another temperature
     id,
     nLayers,
     nHeads,
@@ -44,7 +48,12 @@ export function createPoemRun({ id, nLayers, nHeads, nKvHeads, capacity }) {
     top: [],
     // rows[l * nHeads + h]: capacity × capacity, row-major, row i filled up to column i.
     rows: Array.from({ length: nLayers * nHeads }, () => new Float32Array(capacity * capacity)),
+    // logits[i]: those token i was chosen from (logits[n]: the next token's), so the candidates can be
+    // listed at any temperature; `temperature` is the one `top` was computed at (null: the worker's).
+    logits: [],
+    temperature,
     tokenMs: [], // the worker's time for each generated token
+    drawnAt: [], // drawnAt[i]: the temperature token i was drawn at (0: greedy; null for the prompt)
     done: false,
     reason: '',
   };
@@ -66,31 +75,66 @@ function storeRows(run, attention, first, count) {
 }
 
 /** The prompt, fed at once: its tokens, its attention, the top of the first new token. */
-export function addPrompt(run, { ids, texts, top, attention }) {
+export function addPrompt(run, { ids, texts, top, attention, logits = null }) {
   const n = ids.length;
   if (n > run.capacity) throw new RangeError(`the prompt has ${n} tokens; the run holds ${run.capacity}`);
   storeRows(run, attention, 0, n);
   const tops = Array(n + 1).fill(null);
-  tops[n] = top;
-  return { ...run, n, promptLength: n, ids: [...ids], texts: [...texts], top: tops };
+  tops[n] = logits && run.temperature !== null ? topFrom(run, logits, run.temperature, top.length) : top;
+  const all = Array(n + 1).fill(null);
+  all[n] = logits;
+  return { ...run, n, promptLength: n, ids: [...ids], texts: [...texts], top: tops, logits: all };
 }
 
 /** One generated token: its attention row, the distribution it was drawn from, the worker's time for it. */
-export function addToken(run, { token, attention, ms }) {
+export function addToken(run, { token, attention, ms, logits = null }) {
   const i = run.n;
   if (i >= run.capacity) throw new RangeError(`the run holds ${run.capacity} tokens`);
   storeRows(run, attention, i, 1);
   const top = run.top.slice(0, i);
-  top[i] = token.top;
+  const all = run.logits.slice(0, i);
+  all[i] = logits;
+  top[i] = logits && run.temperature !== null ? topFrom(run, logits, run.temperature, token.top.length) : token.top;
   const tokenMs = typeof ms === 'number' ? [...run.tokenMs, ms] : run.tokenMs;
-  return { ...run, n: i + 1, ids: [...run.ids, token.id], texts: [...run.texts, token.text], top, tokenMs };
+  const drawnAt = run.drawnAt.slice(0, i);
+  drawnAt[i] = token.temperature ?? null;
+  return {
+    ...run,
+    drawnAt,
+    n: i + 1,
+    ids: [...run.ids, token.id],
+    texts: [...run.texts, token.text],
+    top,
+    logits: all,
+    tokenMs,
+  };
 }
 
-/** The run ended; `top` (when the model stopped at a new poem) is the next token's distribution. */
-export function finishRun(run, reason, top = null) {
+/**
+ * The run ended; `top` (when the model stopped at a new poem) is the next token's distribution,
+ * `logits` the model's after the last token (the next token's candidates at any temperature).
+ */
+export function finishRun(run, reason, top = null, logits = null) {
   const tops = run.top.slice(0, run.n + 1);
+  const all = run.logits.slice(0, run.n + 1);
+  if (logits) all[run.n] = logits;
   if (top) tops[run.n] = top;
-  return { ...run, done: true, reason, top: tops };
+  else if (logits && run.temperature !== null) tops[run.n] = topFrom(run, logits, run.temperature, 8);
+  return { ...run, done: true, reason, top: tops, logits: all };
+}
+
+function topFrom(run, logits, temperature, count) {
+  return topTokens(logits, count, temperature, run.vocab);
+}
+
+/**
+ * The candidates of every step listed again at `temperature` (1 for greedy: the model's own
+ * distribution), from the logits each step kept: the live temperature's bars. `vocab` names them.
+ */
+export function withTemperature(run, temperature, vocab, count) {
+  const r = { ...run, vocab: vocab ?? run.vocab, temperature };
+  r.top = run.top.map((t, i) => (run.logits[i] ? topFrom(r, run.logits[i], temperature, t?.length ?? count) : t));
+  return r;
 }
 
 /** Head h of layer l as an n × n matrix (a fresh copy). */

@@ -39,14 +39,16 @@ async function run(msg, post) {
   const ids = Array.from(model.encode(msg.text)); // the poem start, then the prompt's characters
   const maxLength = Math.min(model.config.maxPositions, ids.length + msg.maxNew);
   const session = model.createSession({ maxLength });
-  const job = { id: msg.id, session, stopped: false, resume: null };
+  const job = { id: msg.id, session, stopped: false, resume: null, steps: null };
   current = job;
   const fed = session.feed(ids);
   const top = model.topTokens(fed.logits, msg.topCount, msg.temperature > 0 ? msg.temperature : 1);
   const attention = copyAttention(fed.attention);
+  // The logits go with each step so the page can show its bars at any temperature (live).
+  const logits = new Float32Array(fed.logits);
   post(
-    { type: MESSAGE.modelPrompt, id: msg.id, ids, texts: ids.map((t) => model.tokenText(t)), top, attention },
-    transferList(attention),
+    { type: MESSAGE.modelPrompt, id: msg.id, ids, texts: ids.map((t) => model.tokenText(t)), top, attention, logits },
+    transferList({ attention, logits }),
   );
   const steps = runtime.generate(session, {
     maxNew: maxLength - ids.length,
@@ -56,6 +58,7 @@ async function run(msg, post) {
     stopAtPoemStart: msg.stopAtPoemStart,
     topCount: msg.topCount,
   });
+  job.steps = steps;
   // One token, then wait until the page has drawn it (model-next): the page sees every token
   // on its own, never a backlog, and meanwhile the worker reads its messages (a stop, a steps
   // request, a newer generation).
@@ -63,16 +66,28 @@ async function run(msg, post) {
     const start = performance.now();
     const step = steps.next();
     if (step.done) {
-      post({ type: MESSAGE.modelDone, id: msg.id, reason: step.value.stop, top: step.value.top });
+      const after = session.logits; // what would come next: the page's bars after the run
+      post(
+        { type: MESSAGE.modelDone, id: msg.id, reason: step.value.stop, top: step.value.top, logits: after },
+        after ? [after.buffer] : [],
+      );
       return;
     }
-    const { id, text, top: stepTop, attention: rows } = step.value;
+    const { id, text, top: stepTop, attention: rows, logits: stepLogits, temperature } = step.value;
     const att = copyAttention(rows);
     // the worker's time for this token: choosing it, the model's forward, its attention rows
     const ms = performance.now() - start;
     post(
-      { type: MESSAGE.modelToken, id: msg.id, index, token: { id, text, top: stepTop }, attention: att, ms },
-      transferList(att),
+      {
+        type: MESSAGE.modelToken,
+        id: msg.id,
+        index,
+        token: { id, text, top: stepTop, temperature },
+        attention: att,
+        logits: stepLogits,
+        ms,
+      },
+      transferList({ att, stepLogits }),
     );
     await new Promise((resolve) => {
       job.resume = resolve;
@@ -129,6 +144,11 @@ export async function handleModelMessage(msg, { post, attn, pkg }) {
       return true;
     case MESSAGE.modelNext:
       if (current && current.id === msg.id) current.resume?.();
+      return true;
+    case MESSAGE.modelSampling:
+      // Applies from the next token on; a finished or replaced generation has nothing to change.
+      if (current && current.id === msg.id && current.steps && !current.stopped)
+        current.steps.setSampling({ temperature: msg.temperature, topK: msg.topK });
       return true;
     case MESSAGE.modelStop:
       if (current && current.id === msg.id) {

@@ -6,10 +6,16 @@
 // This module only lays the numbers out; it computes nothing but colour ranges.
 // The average of several heads has no Q, K, V or scores of its own: for it (s.average) the
 // view says so and shows the averaged weights only.
-import { diverging, viridis } from './colormap.js';
+import { diverging } from './colormap.js';
 import { drawBars } from './bars.js';
-import { cellAt, drawHeatmap } from './heatmap.js';
+import { drawStrip, stripCellAt } from './strip.js';
+import { weightRGB } from './weight-colour.js';
 import { el } from './dom.js';
+import { qkBlock, weightedValuesBlock } from './steps-detail.js';
+import { bindStepPlayer } from './steps-play.js';
+
+// The player bound to each steps container, disposed (its timer) when the container is drawn again.
+const players = new WeakMap();
 
 export function formatNumber(v, digits = 3) {
   if (v === Infinity) return '∞';
@@ -34,19 +40,11 @@ function strip(values, rows, cols, rowLabels, testId, { name, width }) {
   const canvas = el('canvas', { class: 'strip', 'data-testid': testId, tabindex: '0' });
   const readout = el('output', { class: 'readout', 'data-testid': `${testId}-readout`, 'aria-live': 'polite' });
   const m = absMax(values);
-  const cellWidth = Math.max(0.25, Math.min(12, (width - 50) / cols));
-  const cellHeight = rows === 1 ? 14 : Math.max(3, Math.min(12, Math.floor(220 / rows)));
-  const opts = {
-    matrix: values,
-    rows,
-    cols,
-    rowLabels,
-    domain: [-m, m],
-    colormap: (t) => diverging(2 * t - 1),
-    cellWidth,
-    cellHeight,
-  };
-  const layout = drawHeatmap(canvas, opts);
+  // A short vector (the readable sizes) gets cells big enough to see each value's colour.
+  const cellWidth = Math.max(0.25, Math.min(cols <= 32 ? 24 : 12, (width - 50) / cols));
+  const cellHeight = rows === 1 ? 18 : Math.max(3, Math.min(rows <= 16 ? 16 : 12, Math.floor(220 / rows)));
+  const opts = { values, rows, cols, rowLabels, colour: (v) => diverging(v / m), cellWidth, cellHeight };
+  const layout = drawStrip(canvas, opts);
   const range = `colour range ±${m.toPrecision(3)} (blue negative, red positive)`;
   canvas.setAttribute('role', 'img');
   canvas.setAttribute(
@@ -61,14 +59,14 @@ function strip(values, rows, cols, rowLabels, testId, { name, width }) {
   let cursor = { i: 0, j: 0 };
   canvas.addEventListener('mousemove', (e) => {
     const r = canvas.getBoundingClientRect();
-    const hit = cellAt(layout, e.clientX - r.left, e.clientY - r.top);
-    if (hit && hit.j >= 0) show(hit.i, hit.j);
+    const hit = stripCellAt(layout, e.clientX - r.left, e.clientY - r.top);
+    if (hit) show(hit.i, hit.j);
   });
   canvas.addEventListener('focus', () => {
-    drawHeatmap(canvas, { ...opts, cursor });
+    drawStrip(canvas, { ...opts, cursor });
     show(cursor.i, cursor.j);
   });
-  canvas.addEventListener('blur', () => drawHeatmap(canvas, opts));
+  canvas.addEventListener('blur', () => drawStrip(canvas, opts));
   canvas.addEventListener('keydown', (e) => {
     const d = {
       ArrowUp: [-1, 0],
@@ -84,17 +82,21 @@ function strip(values, rows, cols, rowLabels, testId, { name, width }) {
       i: Math.max(0, Math.min(rows - 1, cursor.i + d[0])),
       j: Math.max(0, Math.min(cols - 1, cursor.j + d[1])),
     };
-    drawHeatmap(canvas, { ...opts, cursor });
+    drawStrip(canvas, { ...opts, cursor });
     show(cursor.i, cursor.j);
   });
   readout.textContent = `${name}: point at or focus the strip to read a value (${range}).`;
   return el('div', { class: 'strip-box' }, canvas, readout);
 }
 
-function numberRow(label, values, masked, testId) {
-  const tr = el('tr', { 'data-testid': testId }, el('th', { scope: 'row', text: label }));
+function numberRow(label, values, masked, testId, stage) {
+  const tr = el(
+    'tr',
+    { 'data-testid': testId, ...(stage ? { 'data-stage': String(stage) } : {}) },
+    el('th', { scope: 'row', text: label }),
+  );
   Array.from(values).forEach((v, j) => {
-    const td = el('td', { text: formatNumber(v), title: String(v) });
+    const td = el('td', { text: formatNumber(v), title: String(v), style: `--k: ${j}` });
     if (masked(j)) td.className = 'masked';
     tr.append(td);
   });
@@ -129,6 +131,8 @@ export function renderSteps(container, s) {
   const keyLabels = s.tokens.map((t) => `${t}`);
   const width = Math.max(240, Math.min(720, container.clientWidth || 560));
   const stripWidth = width >= 600 ? width - 160 : width;
+  players.get(container)?.dispose();
+  players.delete(container);
   container.replaceChildren();
   container.dataset.query = String(s.query);
   container.dataset.source = s.source;
@@ -136,7 +140,7 @@ export function renderSteps(container, s) {
   const step = (num, title, caption, ...body) =>
     el(
       'section',
-      { class: 'step', 'data-step': String(num) },
+      { class: 'step', 'data-step': String(num), ...(num === 3 ? { 'data-stage': '2' } : {}) },
       el('h3', { text: num ? `${num}. ${title}` : title }),
       el('p', { class: 'caption', text: caption }),
       ...body,
@@ -152,6 +156,7 @@ export function renderSteps(container, s) {
     const bars = el('canvas', {
       class: 'bars',
       'data-testid': 'step-bars',
+      'data-stage': '3',
       role: 'img',
       'aria-label': `weights of query ${qTok} in the ${s.source}`,
     });
@@ -159,7 +164,7 @@ export function renderSteps(container, s) {
       values: s.weights,
       labels: keyLabels,
       max: s.domain[1],
-      colormap: viridis,
+      colour: weightRGB,
       masked: s.masked,
       maxWidth: width,
     });
@@ -201,12 +206,24 @@ export function renderSteps(container, s) {
     return;
   }
 
+  const play = el('button', { type: 'button', 'data-testid': 'steps-play' }, 'Play the four steps');
+  const next = el('button', { type: 'button', 'data-testid': 'steps-next' }, 'Next step');
+  const all = el('button', { type: 'button', 'data-testid': 'steps-all' }, 'Show all');
+  const status = el('p', { class: 'steps-status', 'data-testid': 'steps-status', 'aria-live': 'polite' });
   container.append(
     el(
       'p',
       { class: 'steps-intro' },
-      `Query token “${qTok}” (position ${s.query + 1}) in the ${s.source}. Every number below was returned by the WebAssembly engine (returnIntermediates), none is recomputed by the page.`,
+      `Query token “${qTok}” (position ${s.query + 1}) in the ${s.source}. Every number below was returned by the WebAssembly engine (returnIntermediates), except the q∘k products and the weighted value rows, which the page multiplies out from the engine's q, K, V and weights to show where a score and the output come from.`,
     ),
+    el(
+      'div',
+      { class: 'buttons steps-player', role: 'group', 'aria-label': 'step through the four steps' },
+      play,
+      next,
+      all,
+    ),
+    status,
   );
 
   container.append(
@@ -225,10 +242,11 @@ export function renderSteps(container, s) {
       2,
       'Score every key',
       `The dot product q·kⱼ measures how well each key matches the query: large and positive means “relevant”.`,
+      el('div', { 'data-stage': '1' }, qkBlock(s, qTok)),
       table(
-        numberRow('q·k (raw score)', s.scores, s.masked, 'row-scores'),
-        numberRow(`× ${formatNumber(s.scale, 4)} (scaled)`, s.scaledScores, s.masked, 'row-scaled'),
-        numberRow('softmax (weight)', s.weights, s.masked, 'row-weights'),
+        numberRow('q·k (raw score)', s.scores, s.masked, 'row-scores', 1),
+        numberRow(`× ${formatNumber(s.scale, 4)} (scaled)`, s.scaledScores, s.masked, 'row-scaled', 2),
+        numberRow('softmax (weight)', s.weights, s.masked, 'row-weights', 3),
       ),
     ),
   );
@@ -249,7 +267,9 @@ export function renderSteps(container, s) {
       'Softmax, then the weighted sum',
       `Softmax turns the scaled scores into weights ≥ 0 that sum to 1 (third row, bars, on the colour scale of the heatmap they come from). The output for “${qTok}” is Σⱼ wⱼ·vⱼ: a blend of the values, mostly of the keys it attends to.`,
       weightBars(),
-      stripRow(`output (“${qTok}”)`, s.output, 1, s.dV, [qTok], 'step-output'),
+      el('div', { 'data-stage': '4' }, weightedValuesBlock(s)),
+      el('div', { 'data-stage': '4' }, stripRow(`output (“${qTok}”)`, s.output, 1, s.dV, [qTok], 'step-output')),
     ),
   );
+  players.set(container, bindStepPlayer(container, { play, next, all, status }));
 }

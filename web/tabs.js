@@ -1,5 +1,5 @@
-// The page's two modes as ARIA tabs: the trained model and the textbook example. A click or
-// the arrow keys switch; the address's #fragment names the open tab, so a link can open either.
+// The page's tabs (the trained model, the textbook example, "Open a model") as ARIA tabs. A click
+// or the arrow keys switch; the address's #fragment names the open tab, so a link can open any.
 // Knows nothing of what the panels show.
 
 /**

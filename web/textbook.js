@@ -7,13 +7,11 @@ import { createInputBuilder, engineGroups } from './inputs.js';
 import { createRequests } from './requests.js';
 import { fitSelection, initialSelection, moveCell, pickQuery } from './selection.js';
 import { createViews } from './views.js';
-import { hideTooltip, showTooltip } from './tooltip.js';
 import { bindControls } from './controls.js';
 import { describeError, showEngine, showErrors } from './status.js';
 import { exportDocument, exportPanels } from './textbook-export.js';
 import { downloadJSON, downloadPNG } from './export-files.js';
 import { serialize } from './serialize.js';
-import { isKeyMasked } from '../lib/attention-rules.mjs';
 
 const $ = (id) => document.getElementById(id);
 
@@ -33,7 +31,10 @@ export function createTextbook() {
     timer: 0,
   };
   const buildArgs = createInputBuilder();
-  const views = createViews({ tokenLimit: LIMITS.tokens });
+  const views = createViews({
+    tokenLimit: LIMITS.tokens,
+    onPick: (key, i) => select(pickQuery(page.selection, key, i)),
+  });
   const ui = () => ({ run: page.run, focused: page.focused });
 
   const demo = {
@@ -100,7 +101,6 @@ export function createTextbook() {
         ? { settings: last.settings, tokens: last.tokens, n: last.tokens.length, results: r }
         : null;
     page.selection = fitSelection(page.selection, page.run);
-    hideTooltip($('tooltip'));
     views.render(page.run, page.selection, ui(), last.tokens);
     showErrors($('error'), last.errors);
     last.timing = { engineMs, totalMs: performance.now() - t0 };
@@ -114,65 +114,26 @@ export function createTextbook() {
 
   function select(sel) {
     page.selection = fitSelection(sel, page.run);
-    if (page.run) views.select(page.run, page.selection, ui());
-  }
-
-  /** The tooltip's content for a cell of a heatmap. */
-  function cellInfo(meta, cell) {
-    const { tokens, settings } = page.run;
-    return {
-      i: cell.i,
-      j: cell.j,
-      query: tokens[cell.i],
-      key: tokens[cell.j],
-      label: meta.label,
-      weight: cell.j >= 0 ? meta.matrix[cell.i * meta.n + cell.j] : undefined,
-      masked: isKeyMasked(settings, cell.i, cell.j),
-    };
-  }
-
-  function showCellOf(canvas) {
-    const meta = views.mapOf(canvas);
-    const { i, j } = page.selection.cell;
-    const r = canvas.getBoundingClientRect();
-    const at = {
-      x: r.left + meta.layout.x0 + (j + 1) * meta.layout.cellWidth,
-      y: r.top + meta.layout.y0 + (i + 1) * meta.layout.cellHeight,
-    };
-    showTooltip($('tooltip'), at, cellInfo(meta, { i, j }));
-    const info = cellInfo(meta, { i, j });
-    $('map-readout').textContent =
-      `${meta.label}: query ${info.query} #${i + 1}, key ${info.key} #${j + 1}, weight ${$('tooltip').querySelector('[data-testid=tip-weight]').textContent}`;
+    if (page.run) views.select(page.run, page.selection);
   }
 
   const handlers = {
     settingsChanged: schedule,
     mapOf: (canvas) => views.mapOf(canvas),
-    hover(canvas, cell, at) {
-      if (!canvas || !cell || !page.run) return hideTooltip($('tooltip'));
-      showTooltip($('tooltip'), at, cellInfo(views.mapOf(canvas), cell));
-    },
     pickRow(canvas, i) {
       select(pickQuery(page.selection, views.mapOf(canvas).key, i));
     },
+    /** A cursor key on a focused map (Enter is the map's onSelect): the cursor moves, read out under it. */
     key(canvas, key) {
-      const meta = views.mapOf(canvas);
-      if (key === 'Enter' || key === ' ') {
-        select(pickQuery(page.selection, meta.key, page.selection.cell.i));
-      } else {
-        const cell = moveCell(page.selection.cell, key, meta.n);
-        if (!cell) return;
-        page.selection = { ...page.selection, cell };
-        views.drawMap(canvas, page.selection, ui());
-      }
-      showCellOf(canvas);
+      const cell = moveCell(page.selection.cell, key, views.mapOf(canvas).n);
+      if (!cell) return;
+      page.selection = { ...page.selection, cell };
+      views.setCursor(canvas, cell);
     },
     focus(canvas, focused) {
       const key = views.mapOf(canvas).key;
       page.focused = focused ? key : page.focused === key ? null : page.focused;
-      views.drawMap(canvas, page.selection, ui());
-      if (focused) showCellOf(canvas);
-      else hideTooltip($('tooltip'));
+      if (focused) views.setCursor(canvas, page.selection.cell);
     },
     pickQuery: (i) => select({ ...page.selection, query: i, cell: { ...page.selection.cell, i } }),
     pickView: (view) => select({ ...page.selection, view }),

@@ -1,10 +1,10 @@
-// The page's views of one run: token chips, the heatmaps with their legends and captions, the
-// picked query's bars and its four steps. Draws what it is given; knows nothing of the engine
-// (the numbers come in a run, see textbook-run.js) and keeps the weights it draws in memory only
-// (never in DOM attributes: 128 tokens × 64 heads would be megabytes of text).
-import { drawHeatmap, drawLegend } from './heatmap.js';
+// The page's views of one run: token chips, the heatmaps (wasm-attention/viz's createHeatmap) with
+// their captions, the picked query's bars and its four steps. Draws what it is given; knows nothing
+// of the engine (the numbers come in a run, see textbook-run.js) and keeps the weights it draws in
+// memory only (never in DOM attributes: 128 tokens × 64 heads would be megabytes of text).
+import { createHeatmap } from '../viz/index.mjs';
 import { drawBars } from './bars.js';
-import { viridis } from './colormap.js';
+import { weightRGB } from './weight-colour.js';
 import { renderSteps } from './steps.js';
 import { groupOf, maskedCells, matrixOf, scaleOf, stepsData, viewsOf } from './textbook-run.js';
 import { el } from './dom.js';
@@ -13,7 +13,7 @@ const MAX_CHIPS = 40; // token chips shown before the rest collapse into one "+ 
 
 const $ = (id) => document.getElementById(id);
 
-/** Content width of an element (its box minus padding), for fitting canvases on narrow screens. */
+/** Content width of an element (its box minus padding), for fitting maps on narrow screens. */
 function innerWidth(node) {
   const cs = getComputedStyle(node);
   return node.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
@@ -37,69 +37,84 @@ function renderTokens(tokens, limit) {
   }
 }
 
+/** What a legend line says of a view's bars: their axis, and the maps' one colour scale. */
+const barScale = (max, what) =>
+  `Colours: weight 0 … 1 on the maps' square-root scale (the bar above each map), the same in the bars and steps below. ` +
+  `The bars' axis runs 0 … ${max.toPrecision(3)}, the largest weight of ${what}.`;
+
 /**
- * @returns {{ render(run, sel, ui), drawMap(canvas, sel, ui), mapOf(canvas), shown(), exportPanels(run) }}
+ * @param {{ tokenLimit: number, onPick(key: string, query: number), onHover?() }} o
+ *   onPick: a click or tap on a cell, or Enter on a map's cursor (its query row is followed below)
+ * @returns {{ render(run, sel, ui), select(run, sel, ui), setCursor(canvas, cell), mapOf(canvas), mapByKey(key), shown() }}
  */
-export function createViews({ tokenLimit }) {
-  const maps = new Map(); // canvas → { key, label, matrix, layout, n }
+export function createViews({ tokenLimit, onPick }) {
+  const maps = new Map(); // canvas → { key, label, matrix, domain, n, view }
 
-  function drawMap(canvas, sel, ui) {
-    const meta = maps.get(canvas);
-    const run = ui.run;
-    meta.layout = drawHeatmap(canvas, {
-      matrix: meta.matrix,
-      rows: run.n,
-      cols: run.n,
-      rowLabels: run.tokens,
-      colLabels: run.tokens,
-      domain: meta.domain,
-      colormap: viridis,
-      masked: maskedCells(run),
-      maxSize: meta.maxSize,
-      maxCell: meta.maxCell,
-      selectedRow: sel.view === meta.key ? sel.query : -1,
-      cursor: ui.focused === meta.key ? sel.cell : undefined,
-    });
-    return meta.layout;
-  }
+  const options = (meta, run, sel) => ({
+    weights: meta.matrix,
+    queryTokens: run.tokens,
+    causal: Boolean(run.settings.isCausal),
+    highlightRow: sel.view === meta.key ? sel.query : -1,
+  });
 
-  function addMap(canvas, run, key, label, { maxSize, maxCell }) {
-    const n = run.n;
-    canvas.tabIndex = 0;
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute(
-      'aria-label',
-      `${label}: attention weights heatmap, ${n} × ${n}. ` +
-        'Arrow keys move the cell cursor and read its weight; Enter follows the cursor’s query row below.',
-    );
-    maps.set(canvas, {
+  /** A map of `key` in `host` (made once per host; later runs update it, so its canvas keeps the focus). */
+  function placeMap(host, run, sel, key, label, { height, testId, head }) {
+    const old = [...maps.entries()].find(([, m]) => m.host === host);
+    const meta = {
       key,
       label,
+      host,
       matrix: matrixOf(run, key),
       domain: scaleOf(run, groupOf(key)).domain,
-      maxSize,
-      maxCell,
-      n,
-    });
+      n: run.n,
+      view: old?.[1].view ?? null,
+    };
+    if (old) maps.delete(old[0]);
+    if (meta.view) {
+      meta.view.update({ ...options(meta, run, sel), height, title: label });
+    } else {
+      meta.view = createHeatmap(host, {
+        ...options(meta, run, sel),
+        title: label,
+        height,
+        numberFrom: 1,
+        onSelect: ({ query }) => onPick(meta.key, query),
+      });
+    }
+    const canvas = host.querySelector('canvas[data-layout]');
+    canvas.dataset.testid = testId;
+    canvas.dataset.key = key;
+    if (head !== undefined) canvas.dataset.head = String(head);
+    maps.set(canvas, meta);
+    return canvas;
   }
 
-  function renderSelf(run, sel, ui) {
+  function dropMap(host) {
+    for (const [canvas, m] of maps) {
+      if (m.host !== host) continue;
+      m.view.dispose();
+      maps.delete(canvas);
+    }
+  }
+
+  const mapByKey = (key) => [...maps.entries()].find(([, m]) => m.key === key)?.[0] ?? null;
+
+  /** Puts a map's keyboard cursor (read out under it) on cell { i, j }. */
+  function setCursor(canvas, cell) {
+    const meta = canvas && maps.get(canvas);
+    if (meta) meta.view.update({ cursor: { query: cell.i, key: cell.j } });
+  }
+
+  function renderSelf(run, sel) {
     const section = $('self-section');
-    const canvas = $('self-map');
-    maps.delete(canvas);
+    const host = $('self-map');
     section.hidden = !run?.results.self;
-    if (section.hidden) return;
+    if (section.hidden) return dropMap(host);
     const s = run.settings;
     const width = innerWidth(section);
-    addMap(canvas, run, 'self', 'single head', { maxSize: Math.min(400, width - 70), maxCell: 56 });
-    drawMap(canvas, sel, ui);
-    const scale = scaleOf(run, 'self');
-    drawLegend($('self-legend'), {
-      domain: scale.domain,
-      colormap: viridis,
-      label: scale.label,
-      width: Math.min(360, width),
-    });
+    host.style.width = `${Math.min(520, width)}px`;
+    placeMap(host, run, sel, 'self', 'single head', { height: Math.min(400, width - 70), testId: 'heatmap-self' });
+    $('self-legend').textContent = barScale(scaleOf(run, 'self').domain[1], 'the single head');
     $('self-caption').textContent =
       `Every token's embedding x (d_model = ${s.dModel}) is projected to a query q = x·W_Qᵀ, a key k = x·W_Kᵀ and a value v = x·W_Vᵀ. ` +
       `Row i shows where query token i looks: its scores q·kⱼ against every key are scaled by 1/√d_k = 1/√${s.dModel}, ` +
@@ -108,63 +123,45 @@ export function createViews({ tokenLimit }) {
       (s.isCausal
         ? ' Hatched grey cells are masked by the causal mask: a token may not look at later tokens, so their weight is exactly 0.'
         : '') +
-      ' Hover a cell (or focus the map and use the arrow keys) for its exact weight; click a row (or press Enter) to follow that query below.';
+      ' Hover a cell (or focus the map and use the arrow keys) to read its weight under the map; click a cell (or press Enter) to follow that query below.';
   }
 
-  function renderHeads(run, sel, ui) {
+  function renderHeads(run, sel) {
     const section = $('mha-section');
     const box = $('mha-maps');
     const ok = Boolean(run?.results.mhaHeads && run.results.mhaAverage);
     section.hidden = !ok;
-    for (const c of box.querySelectorAll('canvas')) maps.delete(c);
-    if (!ok) {
+    const s = run?.settings;
+    const H = s?.numHeads;
+    // The same grid again (a new selection, same heads): keep the maps, so focus stays.
+    const same = ok && box.dataset.heads === String(H) && box.children.length === H + 1;
+    if (!same) {
+      for (const host of box.querySelectorAll('.map-box')) dropMap(host);
       box.replaceChildren();
-      return;
+      delete box.dataset.heads;
     }
-    const s = run.settings;
-    const H = s.numHeads;
+    if (!ok) return;
     const headDim = s.dModel / H;
     const width = innerWidth(section);
-    const maxSize = Math.min(H <= 4 ? 240 : H <= 8 ? 200 : 150, width - 60);
-    // The same grid again (a new selection, same heads): keep the canvases, so focus stays.
-    const same = box.dataset.heads === String(H) && box.children.length === H + 1;
+    const side = Math.min(H <= 4 ? 240 : H <= 8 ? 200 : 150, width - 60);
     if (!same) {
-      const figures = [];
-      for (let h = 0; h < H; h++) {
-        figures.push(
-          el(
-            'figure',
-            { class: 'map', 'data-view': 'head', 'data-head': String(h) },
-            el('figcaption', { text: `head ${h + 1} · dims ${h * headDim}–${(h + 1) * headDim - 1}` }),
-            el('canvas', { 'data-testid': 'heatmap-head', 'data-head': String(h), 'data-key': `head:${h}` }),
-          ),
-        );
-      }
-      figures.push(
-        el(
-          'figure',
-          { class: 'map', 'data-view': 'average' },
-          el('figcaption', { text: `average of the ${H} heads` }),
-          el('canvas', { 'data-testid': 'heatmap-average', 'data-key': 'average' }),
-        ),
-      );
+      // Each map's title (in its bar and its accessible name) says what it is: no caption beside it.
+      const figure = (attrs) => el('figure', { class: 'map', ...attrs }, el('div', { class: 'map-box' }));
+      const figures = Array.from({ length: H }, (_, h) => figure({ 'data-view': 'head', 'data-head': String(h) }));
+      figures.push(figure({ 'data-view': 'average' }));
       box.replaceChildren(...figures);
       box.dataset.heads = String(H);
     }
-    for (const canvas of box.querySelectorAll('canvas')) {
-      const key = canvas.dataset.key;
-      addMap(canvas, run, key, key === 'average' ? `average of ${H} heads` : `head ${Number(key.slice(5)) + 1}`, {
-        maxSize,
-      });
-      drawMap(canvas, sel, ui);
-    }
-    const scale = scaleOf(run, 'mha');
-    drawLegend($('mha-legend'), {
-      domain: scale.domain,
-      colormap: viridis,
-      label: scale.label,
-      width: Math.min(360, width),
+    box.querySelectorAll('.map-box').forEach((host, k) => {
+      host.style.width = `${Math.min(width, Math.max(side + 110, 345))}px`; // room for the bar: title, legend, zoom
+      if (k < H) {
+        const label = `head ${k + 1} · dims ${k * headDim}–${(k + 1) * headDim - 1}`;
+        placeMap(host, run, sel, `head:${k}`, label, { height: side, testId: 'heatmap-head', head: k });
+      } else {
+        placeMap(host, run, sel, 'average', `average of the ${H} heads`, { height: side, testId: 'heatmap-average' });
+      }
     });
+    $('mha-legend').textContent = barScale(scaleOf(run, 'mha').domain[1], 'every head and their average');
     $('mha-caption').textContent =
       `nn.MultiheadAttention splits d_model = ${s.dModel} into ${H} heads of ${headDim} dimensions. ` +
       `Each head projects Q, K and V into its own ${headDim}-dimensional subspace and runs the same steps there — scores, scaling by 1/√${headDim}, softmax, weighted sum — ` +
@@ -197,7 +194,7 @@ export function createViews({ tokenLimit }) {
     drawBars(bars, {
       values,
       labels: run.tokens,
-      colormap: viridis,
+      colour: weightRGB,
       max: scale.domain[1],
       masked: masked && ((j) => masked(sel.query, j)),
       maxWidth: width,
@@ -225,18 +222,19 @@ export function createViews({ tokenLimit }) {
     /** Draws everything for a run (null: hides the views) and the current selection. */
     render(run, sel, ui, tokens) {
       renderTokens(tokens, tokenLimit);
-      renderSelf(run, sel, ui);
-      renderHeads(run, sel, ui);
+      renderSelf(run, sel);
+      renderHeads(run, sel);
+      renderQuery(run, sel);
+      if (ui.focused) setCursor(mapByKey(ui.focused), sel.cell);
+    },
+    /** Redraws the selection-dependent parts only (the picked row in the maps, bars, steps). */
+    select(run, sel) {
+      for (const m of maps.values()) m.view.update({ highlightRow: sel.view === m.key ? sel.query : -1 });
       renderQuery(run, sel);
     },
-    /** Redraws the selection-dependent parts only (heatmap outlines, bars, steps). */
-    select(run, sel, ui) {
-      for (const canvas of maps.keys()) drawMap(canvas, sel, ui);
-      renderQuery(run, sel);
-    },
-    drawMap,
+    setCursor,
     mapOf: (canvas) => maps.get(canvas) ?? null,
-    mapByKey: (key) => [...maps.entries()].find(([, m]) => m.key === key)?.[0] ?? null,
+    mapByKey,
     /** The drawn weights as plain arrays: { self, heads: [...], average, bars } (for tests and the console). */
     shown() {
       const out = { self: null, heads: [], average: null, bars: null };

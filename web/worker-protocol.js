@@ -21,18 +21,22 @@
 //     | { type: 'model-failed', error }
 //   { type: 'model-generate', id, text, maxNew, temperature, topK, seed, stopAtPoemStart, topCount }
 //     text: the prompt (the poem start, token 0, goes before it); temperature 0 is greedy
-//     → { type: 'model-prompt', id, ids, texts, top, attention }      the prompt fed at once
-//     → { type: 'model-token', id, index, token: { id, text, top }, attention, ms }   per new token
+//     → { type: 'model-prompt', id, ids, texts, top, attention, logits }      the prompt fed at once
+//     → { type: 'model-token', id, index, token: { id, text, top, temperature }, attention, logits, ms }   per new token
+//        temperature: the one the token was drawn at (0: greedy; model-sampling changes it)
 //        ms: the worker's time for the token (choosing it, the model's forward, its attention rows)
-//     → { type: 'model-done', id, reason, top, error? }
+//     → { type: 'model-done', id, reason, top, logits, error? }
 //        reason: 'maxNew' | 'maxLength' | 'poemStart' (the model began a new poem; that token is
 //        not kept, top is what it was drawn from) | 'stopped' | 'error'
 //   { type: 'model-next', id }       the page drew the last token: compute the next one
 //   { type: 'model-stop', id }       ends generation `id` after the token being computed
+//   { type: 'model-sampling', id, temperature, topK }   generation `id` samples so from its next token
 //   { type: 'model-steps', id, run, layer, head, query }
 //     → { type: 'model-steps', id, run, layer, head, query, steps } | { …, error }
 // attention: one Float32Array per layer, [nHeads, rows, keys] (rows = the tokens just fed).
 // top: [{ id, text, prob }] the most probable next tokens, most probable first.
+// logits: Float32Array(vocabSize), those the step's token was chosen from (model-done: after the
+// last token, or null), so the page can show the candidates at another temperature.
 // Only the newest generation's session is kept; steps of an older one answer with an error.
 //
 // error: { name, message } (e.g. RangeError + the engine's text), revived on the page as the
@@ -54,6 +58,7 @@ export const MESSAGE = Object.freeze({
   modelDone: 'model-done',
   modelNext: 'model-next',
   modelStop: 'model-stop',
+  modelSampling: 'model-sampling',
   modelSteps: 'model-steps',
 });
 

@@ -20,6 +20,7 @@ PROMPT = '床前明月光，疑是地上霜。\n举头望明月，低头思故�
 MARKS = set('，。？！；：、\n')
 MAX_BACK, WIDEST_BAND = 12, 3
 NAMED_ABOVE = 0.35    # below this share a head is a mixture, not a pattern
+MARK_ABOVE = 0.3      # a head with this share on the latest mark also gets that pattern named
 
 
 def last_mark_keys(text):
@@ -88,7 +89,7 @@ def best_pattern(back, mark):
 def main():
     model, vocab = load_model()
     back, mark = measure(model, vocab)
-    heads = []
+    heads, marks = [], []
     for layer in range(back.shape[0]):
         for head in range(back.shape[1]):
             share, pattern = best_pattern(back[layer, head], mark[layer, head].item())
@@ -97,8 +98,13 @@ def main():
                   f'last mark {mark[layer, head]:.2f})')
             if share >= NAMED_ABOVE:
                 heads.append({'layer': layer, 'head': head, 'pattern': pattern, 'score': round(share, 3)})
+            on_mark = mark[layer, head].item()
+            if on_mark >= MARK_ABOVE and 'punctuation' not in pattern:
+                marks.append({'layer': layer, 'head': head, 'pattern': 'the latest punctuation mark or line break',
+                              'score': round(on_mark, 3)})
     with open(os.path.join(HERE, 'heads.json'), 'w', encoding='utf-8') as f:
-        json.dump({'prompt': PROMPT, 'heads': heads}, f, ensure_ascii=False, indent=1)
+        # `marks`: heads that also put a large share on the latest mark, beside their look-back band
+        json.dump({'prompt': PROMPT, 'heads': heads, 'marks': marks}, f, ensure_ascii=False, indent=1)
         f.write('\n')
     print(f'{len(heads)} heads named')
 

@@ -65,12 +65,12 @@ Status Block::attend(const BlockStep& step, const float* in, const BlockScratch&
   return attention_.forward(a, plan(a));
 }
 
-// The attention's own plan, on one thread when its jobs are too small to pay for waking another
-// (a decode step over a short cache): by the shape alone, and a serial plan gives the same bits.
+// The attention's own plan, on one thread when its jobs are too small to pay for the workers' state
+// (asleep: a decode step over a short cache after a pause); a serial plan gives the same bits.
 Plan Block::plan(const ForwardArgs& a) const {
   const ForwardShape shape = shape_of(a);
   Plan p = plan_forward(attention_.config(), shape);
-  if (forward_macs(attention_.config(), shape) < kMinParallelProduct) {
+  if (threads_for(forward_macs(attention_.config(), shape)) < 2) {
     p.parallel = false;
     p.workers = 1;
     p.head_rows = false;  // only ever chosen for more than one worker

@@ -183,6 +183,12 @@ Status Model::forward(const ModelForward& r) const {
   if (r.cache) shape.cache_dtype = r.cache->dtype();
   shape.cache_length = pos0;
   shape.capture = capture;
+  // Sleeping workers wake while the workspace is allocated and the embedding and first norm run:
+  // a decode step's first products then find them polling. Not for a step too small for any of its
+  // products to split, or while the pool is contended (a woken worker would only spin).
+  const double largest_product = static_cast<double>(T) * static_cast<double>(c.hidden) *
+                                 static_cast<double>(std::max((c.gated_mlp ? 2 : 1) * c.intermediate, c.vocab));
+  if (threads_once_awake(largest_product) > 1) parallel_wake();
   Workspace w;
   if (!allocate(w, workspace_sizes(c, shape, r.hidden != nullptr))) return Status::out_of_memory;
   // A hidden state asked for is copied out as the stream passes: no second pass, nothing kept.

@@ -8,7 +8,7 @@
 namespace wa {
 
 void run_tasks(std::size_t count, double work, const TaskFn& fn) {
-  if (count > 1 && work >= kMinParallelWork && thread_count() > 1) {
+  if (count > 1 && threads_for(work) > 1) {
     parallel_for(count, fn);
     return;
   }
@@ -23,7 +23,7 @@ Tiles tile_product(std::size_t rows, std::size_t cols, std::size_t depth) {
   t.row_chunk = std::min(rows, kProjRows);
   t.row_tasks = ceil_div(rows, t.row_chunk);
   const std::size_t panels = ceil_div(cols, kPanelWidth);
-  const std::size_t workers = t.work >= kMinParallelProduct ? static_cast<std::size_t>(thread_count()) : 1;
+  const std::size_t workers = threads_for(t.work);
   // About four tasks per thread, so that an uneven last one costs little.
   const std::size_t wanted = workers > 1 ? std::min(panels, ceil_div(4 * workers, t.row_tasks)) : 1;
   t.group = ceil_div(panels, wanted) * kPanelWidth;
@@ -38,8 +38,8 @@ Tiles::Tile Tiles::operator[](std::size_t t) const {
 
 void for_rows(std::size_t rows, std::size_t width, const std::function<void(std::size_t, std::size_t)>& fn) {
   const double work = static_cast<double>(rows) * static_cast<double>(width);
-  const std::size_t workers = static_cast<std::size_t>(thread_count());
-  if (rows < 2 || workers < 2 || work < kMinParallelWork) {
+  const std::size_t workers = threads_for(work);
+  if (rows < 2 || workers < 2) {
     fn(0, rows);
     return;
   }

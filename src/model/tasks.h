@@ -11,27 +11,18 @@
 
 namespace wa {
 
-// Smallest stage, in multiply-adds (or element operations), worth handing to other threads: a job
-// costs a few microseconds to post and collect.
-constexpr double kMinParallelWork = 2e5;
+// How many threads a stage uses is parallel.h's rule (threads_for: by its work, the cores and
+// whether the workers poll). A model step wakes the workers at its start (Model::forward), so that a
+// decode step's products, a few hundred thousand multiply-adds each, find them polling.
 
-// Smallest product split by columns over threads (a few rows: a decode step), in multiply-adds; also
-// the smallest attention call of a block split over threads. Such a product streams its weights once
-// (4 bytes a multiply-add, ~0.2 ms a million on one core), and a job of a decode step finds the other
-// thread asleep: measured on a SmolLM-135M-shaped step (2 threads, 2-core VM), the worker was asleep
-// at ~90% of the jobs posted and the caller waited 0.1-0.3 ms a job for the worker's last task; with
-// ~150 jobs a step (every product, every attention call) 2 threads took 50 ms where 1 took 28, with
-// ~31 (the fused gate/up products and the LM head) 40 ms. From 5M multiply-adds (20 MB, ~1 ms on one
-// core) half the stream pays for that: a decode step of that model splits only its LM head.
-constexpr double kMinParallelProduct = 5e6;
-
-// Runs fn(task, worker) for every task, on every thread when the stage's work pays for it.
+// Runs fn(task, worker) for every task, on every thread when the stage's work pays for it
+// (threads_for).
 void run_tasks(std::size_t count, double work, const TaskFn& fn);
 
 // The tiles of a product out[rows, cols] (each output `depth` multiply-adds): row chunks of at most
 // 64 rows (a chunk of the input stays in L2 while the weight panels stream), and when that leaves
-// threads short of tasks (few rows: a decode step) and the product reaches kMinParallelProduct,
-// column groups of whole 16-wide panels.
+// the threads it pays to use (threads_for) short of tasks (few rows: a decode step), column groups
+// of whole 16-wide panels: each output keeps its own sum, in input order, whatever the groups.
 struct Tiles {
   std::size_t rows = 0, cols = 0, row_chunk = 1, group = 16, row_tasks = 0, groups = 0;
   double work = 0;

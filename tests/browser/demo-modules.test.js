@@ -39,7 +39,7 @@ test('web modules: no import cycles, nothing imports main.js, only main.js reach
     if (file !== 'main.js') expect([file, reachable(graph, file).has('engine.js')]).toEqual([file, false]);
   }
   // The drawing modules know nothing of attention data, selection or the engine.
-  for (const file of ['heatmap.js', 'bars.js', 'colormap.js', 'steps.js', 'tooltip.js']) {
+  for (const file of ['canvas.js', 'strip.js', 'weight-colour.js', 'bars.js', 'colormap.js', 'steps.js']) {
     const r = reachable(graph, file);
     for (const banned of [
       'engine.js',
@@ -92,7 +92,6 @@ const NAMES = [
   'selection',
   'textbook-run',
   'requests',
-  'tooltip',
   'status',
   'serialize',
   'inputs',
@@ -110,6 +109,11 @@ const NAMES = [
   'poem-generation',
   'poem-handlers',
   'poem-loading',
+  'poem-focus',
+  'poem-heads',
+  'poem-recited',
+  'poem-tour',
+  'poem-export',
 ];
 const inPage = (fn, arg) => runInPage(page, Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`])), fn, arg);
 
@@ -131,7 +135,6 @@ test('each new module exports exactly its documented names', async () => {
     selection: ['fitSelection', 'initialSelection', 'moveCell', 'pickQuery'],
     'textbook-run': ['groupOf', 'headIntermediates', 'maskedCells', 'matrixOf', 'scaleOf', 'stepsData', 'viewsOf'],
     requests: ['createRequests'],
-    tooltip: ['formatWeight', 'hideTooltip', 'showTooltip'],
     status: ['describeError', 'showEngine', 'showErrors'],
     serialize: ['serialize'],
     inputs: ['createInputBuilder', 'engineGroups'],
@@ -151,6 +154,7 @@ test('each new module exports exactly its documented names', async () => {
       'stepsOf',
       'tokenLabel',
       'topAt',
+      'withTemperature',
     ],
     'poem-settings': [
       'DEFAULT_PROMPT',
@@ -164,9 +168,14 @@ test('each new module exports exactly its documented names', async () => {
     'poem-controls': ['bindPoemControls'],
     'model-view': ['createModelView'],
     textbook: ['createTextbook'],
-    'poem-generation': ['createGeneration'],
+    'poem-generation': ['createGeneration', 'listedTemperature'],
     'poem-handlers': ['poemHandlers'],
     'poem-loading': ['loadPoemModel'],
+    'poem-focus': ['bindChipKeys', 'keepChipFocus', 'resetChipStop'],
+    'poem-heads': ['kindOf', 'markThumbnails', 'readHeads', 'renderHeadBadges', 'shortName', 'tinyName'],
+    'poem-recited': ['readRecited', 'recitedSegments'],
+    'poem-tour': ['createTour', 'strongestKey', 'tourStops'],
+    'poem-export': ['attentionDocument', 'headCSV', 'saveAttentionJSON', 'saveHeadCSV'],
   });
 });
 

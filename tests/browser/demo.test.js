@@ -10,6 +10,7 @@ const {
   revive,
   expectClose,
   cellCenter,
+  vizReadout,
   packageFolderPage,
   replayInPage,
 } = require('./harness');
@@ -94,6 +95,8 @@ test('the server redirects to the page, isolates it, and the page shows the engi
   await page.click('[data-testid=tab-textbook]');
   await page.waitForFunction(() => window.__demo.shown().self !== null);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
+  // The tab opens at a readable size (demo-textbook.test.js); these tests use the worked example's.
+  await changeAndWait(() => page.selectOption('[data-testid=size-preset]', '512x8'));
 
   const engine = await page.evaluate(() => ({
     text: document.querySelector('[data-testid=engine]').textContent,
@@ -140,7 +143,7 @@ test('the engine lives in a Web Worker: the page itself never loads the package'
   ).toEqual([]);
 });
 
-test('the seed sentence is one token per character, with the issue defaults', async () => {
+test('the seed sentence is one token per character, at the worked example’s size', async () => {
   const shown = await rendered();
   expect(shown.tokens).toEqual(['我', '愛', 'A', 'I']);
   expect(shown.settings).toMatchObject({ text: '我愛AI', mode: 'char', dModel: 512, numHeads: 8, isCausal: false });
@@ -180,27 +183,33 @@ test('the four steps show the engine’s intermediates for the picked query', as
   expectClose(table.weights, api.self.weights.subarray(i * n, (i + 1) * n), 'steps: softmax weights');
 });
 
-test('hovering a cell shows the query token, the key token and the exact weight', async () => {
+test('hovering a cell shows the query token, the key token and the weight', async () => {
   const shown = await rendered();
+  // The maps' one read-out is their live line (3 significant digits, as the viz reads weights).
+  const digits3 = (w) => Number(w.toPrecision(3));
   const { x, y } = await cellCenter(page, '[data-testid=heatmap-self]', 1, 0);
   await page.mouse.move(x, y);
-  const tip = page.locator('[data-testid=tooltip]');
-  await tip.waitFor({ state: 'visible' });
-  expect(await tip.locator('[data-testid=tip-query]').textContent()).toBe('愛');
-  expect(await tip.locator('[data-testid=tip-key]').textContent()).toBe('我');
-  const weight = Number(await tip.locator('[data-testid=tip-weight]').textContent());
-  expect(Math.fround(weight)).toBe(shown.self[1 * 4 + 0]);
+  await page.waitForFunction(() =>
+    /愛/.test(document.querySelector('#self-map [data-testid=viz-readout]').textContent),
+  );
+  expect(await vizReadout(page, '#self-map')).toEqual({
+    query: '愛',
+    queryAt: 2,
+    key: '我',
+    keyAt: 1,
+    weight: digits3(shown.self[1 * 4 + 0]),
+  });
 
   // A head heatmap too: head 3, query I, key A.
   const head = await cellCenter(page, '[data-testid=heatmap-head][data-head="2"]', 3, 2);
   await page.mouse.move(head.x, head.y);
-  expect(await tip.locator('[data-testid=tip-query]').textContent()).toBe('I');
-  expect(await tip.locator('[data-testid=tip-key]').textContent()).toBe('A');
-  const headWeight = Number(await tip.locator('[data-testid=tip-weight]').textContent());
-  expect(Math.fround(headWeight)).toBe(shown.heads[2][3 * 4 + 2]);
-
-  await page.mouse.move(2, 2);
-  await tip.waitFor({ state: 'hidden' });
+  expect(await vizReadout(page, 'figure[data-head="2"]')).toEqual({
+    query: 'I',
+    queryAt: 4,
+    key: 'A',
+    keyAt: 3,
+    weight: digits3(shown.heads[2][3 * 4 + 2]),
+  });
 });
 
 test('clicking a query token shows its row as bars and follows it in the four steps', async () => {

@@ -204,14 +204,26 @@ async function cellCenter(page, selector, i, j) {
 }
 
 /**
+ * What a wasm-attention/viz heatmap inside `host` (a selector) reads out in its live line:
+ * { query, queryAt, key, keyAt, weight } (positions as the page numbers them), or null.
+ */
+async function vizReadout(page, host) {
+  const text = await page.locator(`${host} [data-testid=viz-readout]`).textContent();
+  const m = /^query “(.*)” \(#(\d+)\) → key “(.*)” \(#(\d+)\): (?:weight (.+)|masked)/.exec(text);
+  if (!m) return null;
+  return { query: m[1], queryAt: Number(m[2]), key: m[3], keyAt: Number(m[4]), weight: m[5] ? Number(m[5]) : null };
+}
+
+/**
  * A package folder as a static host would serve it: web/, lib/ (the rules the page shares with the
- * package), scripts/serve.mjs and the given other folders of the repository (e.g. ['dist'], never
+ * package), viz/ (the views the page draws with), scripts/serve.mjs and the given other folders of the repository (e.g. ['dist'], never
  * models/ unless asked). Serves it and opens a new page of `browser` watched for problems:
  * { url, page, problems, close() }.
  */
 async function packageFolderPage(browser, folders) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-package-'));
-  for (const f of ['web', 'lib', ...folders]) fs.cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true });
+  for (const f of ['web', 'lib', 'viz', ...folders])
+    fs.cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true });
   fs.mkdirSync(path.join(dir, 'scripts'));
   fs.copyFileSync(SERVE, path.join(dir, 'scripts', 'serve.mjs'));
   const server = await startServer({ script: path.join(dir, 'scripts', 'serve.mjs') });
@@ -365,6 +377,7 @@ module.exports = {
   startUrlChild,
   expectClose,
   cellCenter,
+  vizReadout,
   startServer,
   launchBrowser,
   watchProblems,

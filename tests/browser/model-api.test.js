@@ -75,3 +75,41 @@ test('a module Web Worker: the same from an absolute URL without its trailing sl
   expect(got.ok.ids).toEqual(expected.greedy);
   expect(problems).toEqual([]);
 });
+
+test('a module Web Worker reads a message between tokens: a page’s stop ends generate early', async () => {
+  const got = await page.evaluate(
+    async ([folder, prompt]) => {
+      const source =
+        `import { createAttention, loadModel } from '${location.origin}/dist/index.mjs';\n` +
+        'let stopped = false;\n' +
+        "onmessage = async ({ data }) => { if (data === 'stop') { stopped = true; return; }\n" +
+        '  const attn = await createAttention({ threads: 1 });\n' +
+        '  const model = await loadModel(attn, data.folder);\n' +
+        '  const { ids } = await model.generate(data.prompt, { maxNewTokens: 50, stopAtEos: false,\n' +
+        '    onToken: () => { postMessage({ token: true }); return !stopped; } });\n' +
+        '  postMessage({ done: ids.length });\n' +
+        '  attn.dispose(); };';
+      const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), {
+        type: 'module',
+      });
+      const newTokens = await new Promise((resolve) => {
+        worker.onmessage = ({ data }) => {
+          // The stop is posted when the first token arrives; the worker must see it before its 50th.
+          if (data.token && !worker.stopSent) {
+            worker.stopSent = true;
+            worker.postMessage('stop');
+          }
+          if (data.done !== undefined) resolve(data.done);
+        };
+        worker.onerror = (e) => resolve({ error: e.message });
+        worker.postMessage({ folder: new URL(folder, location.href).href, prompt });
+      });
+      worker.terminate();
+      return newTokens;
+    },
+    [`../fixtures/models/${FIXTURE}`, expected.prompt],
+  );
+  expect(got).toBeGreaterThan(0);
+  expect(got).toBeLessThan(50);
+  expect(problems).toEqual([]);
+});

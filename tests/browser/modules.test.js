@@ -10,7 +10,9 @@ const NAMES = [
   'random',
   'embeddings',
   'projection-weights',
-  'heatmap',
+  'canvas',
+  'strip',
+  'weight-colour',
   'bars',
   'steps',
   'export-files',
@@ -42,7 +44,7 @@ test('each module exports exactly its documented names', async () => {
   );
   expect(exports).toEqual({
     dom: ['el'],
-    colormap: ['css', 'diverging', 'viridis'],
+    colormap: ['diverging'],
     tokenize: ['MODES', 'tokenize'],
     random: ['gaussian', 'hashString', 'mulberry32', 'rngFor'],
     embeddings: ['embed', 'positionalEncoding', 'tokenVector'],
@@ -55,10 +57,12 @@ test('each module exports exactly its documented names', async () => {
       'selfAttentionWeights',
       'xavierUniform',
     ],
-    heatmap: ['FONT_FAMILY', 'cellAt', 'drawHeatmap', 'drawLegend', 'prepareCanvas'],
+    canvas: ['FONT_FAMILY', 'prepareCanvas'],
+    strip: ['drawStrip', 'stripCellAt'],
+    'weight-colour': ['weightRGB'],
     bars: ['drawBars'],
     steps: ['formatNumber', 'renderSteps'],
-    'export-files': ['buildExport', 'composePNG', 'downloadJSON', 'downloadPNG', 'toRows'],
+    'export-files': ['buildExport', 'composePNG', 'download', 'downloadJSON', 'downloadPNG', 'toRows'],
     engine: ['startEngine'],
     'worker-protocol': [
       'MESSAGE',
@@ -72,28 +76,27 @@ test('each module exports exactly its documented names', async () => {
   });
 });
 
-test('colormap: viridis ends, clamping, rising lightness; the diverging scale is white at 0', async () => {
-  const r = await inPage(({ colormap: { viridis, diverging, css } }) => {
+test('weight colours: viridis ends, clamping, rising lightness, √ scale; the diverging scale is white at 0', async () => {
+  const r = await inPage(({ 'weight-colour': { weightRGB }, colormap: { diverging } }) => {
     const lum = ([R, G, B]) => 0.2126 * R + 0.7152 * G + 0.0722 * B;
-    const l = Array.from({ length: 65 }, (_, k) => lum(viridis(k / 64)));
+    const l = Array.from({ length: 65 }, (_, k) => lum(weightRGB(k / 64)));
     return {
-      zero: viridis(0),
-      one: viridis(1),
-      mid: viridis(0.5),
-      below: viridis(-3),
-      above: viridis(7),
-      nan: viridis(NaN),
+      zero: weightRGB(0),
+      one: weightRGB(1),
+      quarter: weightRGB(0.25), // √0.25: the middle of viridis
+      below: weightRGB(-3),
+      above: weightRGB(7),
+      nan: weightRGB(NaN),
       rising: l.every((v, k) => k === 0 || v > l[k - 1]),
       d0: diverging(0),
       dneg: diverging(-1),
       dpos: diverging(1),
       dclamp: diverging(-9),
-      css: css([1, 2, 3]),
     };
   });
   expect(r.zero).toEqual([0x44, 0x01, 0x54]);
   expect(r.one).toEqual([0xfd, 0xe7, 0x25]);
-  expect(r.mid).toEqual([0x21, 0x91, 0x8c]);
+  for (let c = 0; c < 3; c++) expect(Math.abs(r.quarter[c] - [0x21, 0x91, 0x8c][c])).toBeLessThanOrEqual(2);
   expect(r.below).toEqual(r.zero);
   expect(r.above).toEqual(r.one);
   expect(r.nan).toEqual(r.zero);
@@ -102,7 +105,6 @@ test('colormap: viridis ends, clamping, rising lightness; the diverging scale is
   expect(r.dneg).toEqual([0x05, 0x30, 0x61]);
   expect(r.dpos).toEqual([0x67, 0x00, 0x1f]);
   expect(r.dclamp).toEqual(r.dneg);
-  expect(r.css).toBe('rgb(1, 2, 3)');
 });
 
 test('tokenize: one token per character without whitespace, or words and punctuation', async () => {
@@ -236,21 +238,20 @@ test('projection-weights: seeded Xavier-uniform, and the identity-like Q/K prese
   expect(r.gainCheck).toBeCloseTo(r.match, 10);
 });
 
-test('heatmap: colours each cell by its value, hatches masked cells, and maps points to cells', async () => {
-  const r = await inPage(({ heatmap: { drawHeatmap, cellAt }, colormap: { viridis } }) => {
+test('strip: colours each cell by its value, labels its rows, draws a cursor, and maps points to cells', async () => {
+  const r = await inPage(({ strip: { drawStrip, stripCellAt }, colormap: { diverging } }) => {
     const canvas = document.createElement('canvas');
     document.body.append(canvas);
-    const layout = drawHeatmap(canvas, {
-      matrix: [0, 1, 0.5, 0.25],
+    const colour = (v) => diverging(v);
+    const layout = drawStrip(canvas, {
+      values: [0, 1, -0.5, -1],
       rows: 2,
       cols: 2,
       rowLabels: ['我', '愛'],
-      colLabels: ['我', '愛'],
-      domain: [0, 1],
-      colormap: viridis,
-      masked: (i, j) => i === 0 && j === 1,
+      colour,
       cellWidth: 30,
       cellHeight: 30,
+      cursor: { i: 1, j: 1 },
     });
     const dpr = window.devicePixelRatio || 1;
     // One readback of the whole canvas (several would earn Chromium's willReadFrequently warning).
@@ -264,31 +265,29 @@ test('heatmap: colours each cell by its value, hatches masked cells, and maps po
       layout,
       stored: JSON.parse(canvas.dataset.layout),
       c00: pixel(0, 0),
+      c01: pixel(0, 1),
       c10: pixel(1, 0),
-      c11: pixel(1, 1),
-      masked: pixel(0, 1, 3, 20),
-      want00: viridis(0),
-      want10: viridis(0.5),
-      want11: viridis(0.25),
+      cursorEdge: pixel(1, 1, 0.6, 15),
+      want00: colour(0),
+      want01: colour(1),
+      want10: colour(-0.5),
       hits: [
-        cellAt(layout, layout.x0 + 1, layout.y0 + 1),
-        cellAt(layout, layout.x0 + 59, layout.y0 + 59),
-        cellAt(layout, layout.x0 - 3, layout.y0 + 45),
-        cellAt(layout, layout.x0 + 61, layout.y0 + 5),
-        cellAt(layout, layout.x0 + 5, layout.y0 - 2),
+        stripCellAt(layout, layout.x0 + 1, layout.y0 + 1),
+        stripCellAt(layout, layout.x0 + 59, layout.y0 + 59),
+        stripCellAt(layout, layout.x0 - 3, layout.y0 + 45),
+        stripCellAt(layout, layout.x0 + 61, layout.y0 + 5),
+        stripCellAt(layout, layout.x0 + 5, layout.y0 - 2),
       ],
     };
   });
   expect(r.stored).toEqual(r.layout);
-  expect(r.layout).toMatchObject({ rows: 2, cols: 2, cellWidth: 30, cellHeight: 30 });
+  expect(r.layout).toMatchObject({ rows: 2, cols: 2, cellWidth: 30, cellHeight: 30, y0: 0 });
   expect(r.layout.x0).toBeGreaterThan(0); // room for the row labels
-  expect(r.layout.y0).toBeGreaterThan(0); // room for the column labels
   expect(r.c00).toEqual(r.want00);
+  expect(r.c01).toEqual(r.want01);
   expect(r.c10).toEqual(r.want10);
-  expect(r.c11).toEqual(r.want11);
-  // Masked: grey (hatch or fill), not a colour of the scale.
-  expect(Math.max(...r.masked) - Math.min(...r.masked)).toBeLessThan(8);
-  expect(r.hits).toEqual([{ i: 0, j: 0 }, { i: 1, j: 1 }, { i: 1, j: -1 }, null, null]);
+  expect(Math.max(...r.cursorEdge)).toBeLessThan(60); // the cursor's dark frame
+  expect(r.hits).toEqual([{ i: 0, j: 0 }, { i: 1, j: 1 }, null, null, null]);
 });
 
 test('export-files: rows of the shown matrices in a JSON document', async () => {

@@ -108,7 +108,7 @@ describe('serving the package folder', () => {
       '/web/main.js',
       '/web/engine.js',
       '/web/engine-worker.js',
-      '/web/heatmap.js',
+      '/web/views.js',
       '/scripts/serve.mjs',
     ]) {
       const res = await request(server.url, p);
@@ -213,5 +213,99 @@ describe('the command line', () => {
     const code = await new Promise((r) => bad.on('exit', r));
     expect(code).toBe(2);
     expect(err).toMatch(/port must be an integer/);
+  });
+});
+
+// `npx wasm-attention` in a project that installed the package: the bin link in node_modules/.bin.
+describe('the installed package’s command (package.json bin)', () => {
+  const { PKG, installPackageCopy } = require('./installed-package');
+  const { startUrlChild } = require('./harness');
+  let installed;
+  beforeAll(() => {
+    installed = installPackageCopy();
+  });
+  afterAll(() => installed?.remove());
+
+  const runBin = (args) =>
+    startUrlChild({
+      argv: [installed.bin, ...args],
+      env: { ...process.env, PORT: '' },
+      urlPattern: /Serving wasm-attention demo at (http:\/\/127\.0\.0\.1:\d+\/)/,
+      timeoutMs: 15000,
+      what: 'the bin',
+    });
+
+  /** A port that was free a moment ago. */
+  const freePort = () =>
+    new Promise((resolve) => {
+      const s = http.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address();
+        s.close(() => resolve(port));
+      });
+    });
+
+  test('is an executable Node script, and the package ships the poem model but none of its Python', () => {
+    expect(PKG.bin).toEqual({ 'wasm-attention': 'scripts/serve.mjs' });
+    const script = path.join(ROOT, 'scripts', 'serve.mjs');
+    expect(fs.readFileSync(script, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+    expect(fs.statSync(script).mode & 0o111).not.toBe(0);
+    for (const f of ['config.json', 'tokenizer.json', 'model.safetensors', 'heads.json', 'recited.json'])
+      expect(PKG.files).toContain(`models/tang-poems/${f}`);
+    expect(PKG.files.filter((f) => f.startsWith('models/') && !/\.(json|safetensors)$/.test(f))).toEqual([]);
+  });
+
+  test('--port N serves the page, the engine and the poem model from the installed folder', async () => {
+    const port = await freePort();
+    const server = await runBin(['--port', String(port)]);
+    try {
+      expect(server.url).toBe(`http://127.0.0.1:${port}/`);
+      expect(server.output().stdout).toContain(`Open http://127.0.0.1:${port}/web/ in a browser`);
+      for (const p of [
+        '/web/',
+        '/dist/index.mjs',
+        '/models/tang-poems/config.json',
+        '/models/tang-poems/tokenizer.json',
+        '/models/tang-poems/heads.json',
+        '/models/tang-poems/recited.json',
+      ]) {
+        const res = await request(server.url, p);
+        expect([p, res.status]).toEqual([p, 200]);
+        expectIsolated(res, p);
+      }
+      const weights = await request(server.url, '/models/tang-poems/model.safetensors', 'HEAD');
+      expect(weights.status).toBe(200);
+      expect(Number(weights.headers['content-length'])).toBe(
+        fs.statSync(path.join(ROOT, 'models', 'tang-poems', 'model.safetensors')).size,
+      );
+      // The training scripts stay in the repository.
+      expect((await request(server.url, '/models/tang-poems/train.py')).status).toBe(404);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('--port=N works too, and a bad or missing --port is refused with the reason and the usage', async () => {
+    const port = await freePort();
+    const server = await runBin([`--port=${port}`]);
+    await server.stop();
+    expect(server.url).toBe(`http://127.0.0.1:${port}/`);
+    const refusals = [
+      [['--port', 'abc'], /port must be an integer from 0 to 65535, got "abc"/],
+      [['--port', '70000'], /port must be an integer from 0 to 65535, got "70000"/],
+      [['--port', '-1'], /--port needs a value|port must be an integer/],
+      [['--port'], /--port needs a value/],
+      [['--prot', '8000'], /unknown argument "--prot"/],
+    ];
+    for (const [args, message] of refusals) {
+      const child = spawn(process.execPath, [installed.bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d) => {
+        err += d;
+      });
+      const code = await new Promise((r) => child.on('exit', r));
+      expect({ args, code }).toEqual({ args, code: 2 });
+      expect(err).toMatch(message);
+      expect(err).toContain('usage: wasm-attention [--port N]');
+    }
   });
 });

@@ -172,6 +172,21 @@ async function openApp(context, url, mode) {
   }
 }
 
+/** Asserts what ?mode=viz drew with wasm-attention/viz: a 6 × 6 heatmap and 2 × 2 thumbnails, coloured. */
+function checkViz({ result, problems }, label) {
+  if (result === undefined) throw new Error(`${label}: the page gave no result within ${RESULT_WAIT_MS / 1000} s`);
+  if (result.error) throw new Error(`${label}: the app failed: ${result.error}`);
+  expect({ label, problems, canvases: result.canvases, thumbs: result.thumbs }).toEqual({
+    label,
+    problems: [],
+    canvases: 5,
+    thumbs: 4,
+  });
+  expect(result.heatmap).toMatchObject({ rows: 6, cols: 6 });
+  expect(result.groups).toMatch(/2 query heads share 1 K\/V heads/);
+  for (const n of result.colours) expect({ label, colours: n > 4 }).toEqual({ label, colours: true });
+}
+
 /**
  * Asserts the app's result: no error, no page problem, the engine's info, the reference's numbers.
  * Chromium has relaxed SIMD, so by default the app runs the relaxed build there; Node 20 has not.
@@ -299,6 +314,11 @@ describe('Vite dev server (default configuration; COOP/COEP headers added for th
     }
     checkModel(await openApp(browser.context, server.url, await modelMode()), 'vite dev, model');
   });
+
+  test('vite dev: wasm-attention/viz draws a heatmap and a model view', async () => {
+    if (!server) server = { ...(await startViteDev(false)), isolated: false };
+    checkViz(await openApp(browser.context, server.url, 'viz'), 'vite dev, viz');
+  });
 });
 
 describe.each(PRODUCTION)('%s production build, on an ordinary static host', (bundler) => {
@@ -318,6 +338,11 @@ describe.each(PRODUCTION)('%s production build, on an ordinary static host', (bu
     await built(bundler);
     const url = await staticUrl(bundler, false);
     checkModel(await openApp(browser.context, url, await modelMode()), `${bundler}, model`);
+  });
+
+  test(`${bundler}: wasm-attention/viz draws a heatmap and a model view`, async () => {
+    await built(bundler);
+    checkViz(await openApp(browser.context, await staticUrl(bundler, false), 'viz'), `${bundler}, viz`);
   });
 
   test(`${bundler}: the bundle holds no .d.ts, .cjs, .map or .json file and no Node-only code`, async () => {

@@ -6,14 +6,16 @@
 const POEM_START_ID = 0;
 
 /**
- * A generator yielding { id, text, position, top, attention } per new token: text is the token's
+ * A generator yielding { id, text, position, top, attention, logits } per new token: text is the token's
  * own text, position its index in the session, top the topCount most likely candidates it was drawn
  * from ([{ id, text, prob }], at the sampling temperature, or 1 when greedy), attention its rows
- * from session.feed (per layer [numHeads, 1, position + 1]). It stops after maxNew tokens, when the
+ * from session.feed (per layer [numHeads, 1, position + 1]), logits those it was chosen from (a copy),
+ * temperature the one it was drawn at (0: greedy). It stops after maxNew tokens, when the
  * session is full, or (stopAtPoemStart) when the model picks the poem start, which is then neither
  * yielded nor fed; the generator's return value says which: { stop: 'maxNew' | 'maxLength' |
  * 'poemStart', top } (top: the candidates of the step that stopped, or null). Options are checked
- * when generate is called, not at the first next().
+ * when generate is called, not at the first next(). The generator's setSampling({ temperature, topK })
+ * changes them from the next token on.
  */
 export function generate(
   session,
@@ -30,20 +32,36 @@ export function generate(
   if (session.length === 0) {
     throw new RangeError('generate: the session is empty; feed the prompt first (starting with the poem start, id 0)');
   }
-  const next = session.model.model.createSampler({ temperature, topK, seed });
   const model = session.model;
-  const topTemperature = temperature > 0 ? temperature : 1;
+  let next = model.model.createSampler({ temperature, topK, seed });
+  let topTemperature = temperature > 0 ? temperature : 1;
+  let made = 0;
 
-  return (function* steps() {
-    for (let made = 0; made < maxNew; made++) {
+  const it = (function* steps() {
+    for (; made < maxNew; made++) {
       if (session.length >= session.maxLength) return { stop: 'maxLength', top: null };
       const logits = session.logits;
       const id = next(logits);
       const top = model.topTokens(logits, topCount, topTemperature);
       if (stopAtPoemStart && id === POEM_START_ID) return { stop: 'poemStart', top };
       const { attention } = session.feed([id]);
-      yield { id, text: model.tokenText(id), position: session.length - 1, top, attention };
+      yield { id, text: model.tokenText(id), position: session.length - 1, top, attention, logits, temperature };
     }
     return { stop: 'maxNew', top: null };
   })();
+  /**
+   * New sampling settings from the next token on (the page's live temperature). The sampler is made
+   * again, seeded with seed + the tokens made so far: the same changes at the same steps give the
+   * same poem.
+   */
+  it.setSampling = ({ temperature: t = temperature, topK: k = topK } = {}) => {
+    if (!(typeof t === 'number' && Number.isFinite(t) && t >= 0))
+      throw new RangeError(`setSampling: temperature must be a finite number ≥ 0, got ${t}`);
+    if (!Number.isInteger(k) || k < 0) throw new RangeError(`setSampling: topK must be an integer ≥ 0, got ${k}`);
+    temperature = t;
+    topK = k;
+    next = model.model.createSampler({ temperature, topK, seed: seed === undefined ? undefined : seed + made });
+    topTemperature = temperature > 0 ? temperature : 1;
+  };
+  return it;
 }

@@ -1,9 +1,11 @@
 // The consumer app's page script: ?mode=main runs the example on the main thread, ?mode=worker in
 // a module Web Worker, ?mode=threads with createAttention({ threads: 2 }) in that worker;
-// ?mode=model&model=<folder URL>&prompt=<text>&n=<tokens> loads a model and generates greedily.
+// ?mode=model&model=<folder URL>&prompt=<text>&n=<tokens> loads a model and generates greedily;
+// ?mode=viz draws with wasm-attention/viz.
 import { createAttention, loadModel } from 'wasm-attention';
 import { runExample } from './example.js';
 import { runModel } from './model.js';
+import { runViz } from './viz.js';
 
 const query = new URLSearchParams(location.search);
 const mode = query.get('mode') ?? 'main';
@@ -24,11 +26,13 @@ function inWorker(options) {
 }
 
 const run =
-  mode === 'model'
-    ? runModel(createAttention, loadModel, modelArgs())
-    : mode === 'main'
-      ? runExample(createAttention, {})
-      : inWorker(mode === 'threads' ? { threads: 2 } : {});
+  mode === 'viz'
+    ? runViz()
+    : mode === 'model'
+      ? runModel(createAttention, loadModel, modelArgs())
+      : mode === 'main'
+        ? runExample(createAttention, {})
+        : inWorker(mode === 'threads' ? { threads: 2 } : {});
 
 run
   .then(
