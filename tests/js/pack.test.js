@@ -131,6 +131,15 @@ test('the tarball holds the entries, types, the six builds and their workers, an
     'dist/vendor/tokenizers.mjs',
     'dist/vendor/tokenizers.cjs',
     'dist/vendor/tokenizers.LICENSE',
+    'viz/index.mjs',
+    'viz/index.d.mts',
+    'dist/viz.cjs',
+    'dist/viz.d.cts',
+    'docs/viz.md',
+    'scripts/serve.mjs',
+    'models/tang-poems/config.json',
+    'models/tang-poems/tokenizer.json',
+    'models/tang-poems/model.safetensors',
   ];
   for (const build of ['wasm-attention-simd', 'wasm-attention-relaxed', 'wasm-attention-scalar']) {
     want.push(
@@ -148,7 +157,8 @@ test('the tarball holds the entries, types, the six builds and their workers, an
   const stray = files.filter(
     (f) =>
       /^package\/(src|tests|bindings|build|node_modules|bench)\//.test(f) ||
-      (/\.cjs$/.test(f) && !/dist\/(index|create|vendor\/tokenizers)\.cjs$/.test(f)),
+      /\.py$/.test(f) ||
+      (/\.cjs$/.test(f) && !/dist\/(index|create|viz|vendor\/tokenizers)\.cjs$/.test(f)),
   );
   expect(stray).toEqual([]);
 });
