@@ -24,7 +24,7 @@ How the expectations are computed:
     softmax), fully masked rows set to zero. On every case the module can compute too, the
     script checks manual_mha against the module (max difference < 1e-12), so the manual
     path is validated against nn.MultiheadAttention itself.
-* selfAttention (the seed's single head, no output projection): three float64 nn.Linear
+* selfAttention (the worked example's single head, no output projection): three float64 nn.Linear
   layers, Q·Kᵀ·scale + masks, softmax, ·V, fully masked rows zero.
 * Decoder-grade multiHeadAttention (dec-*.json, `decoder_mha`): what decoder models' own code does,
   in float64 torch ops — grouped-query K/V heads repeated per query head (as LLaMA's `repeat_kv`),

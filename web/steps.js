@@ -1,4 +1,4 @@
-// The seed's four steps for one query token, every number as the engine returned it:
+// The worked example's four steps for one query token, every number as the engine returned it:
 //   1. project: q = x·W_Qᵀ, k = x·W_Kᵀ, v = x·W_Vᵀ      (strips of the vectors)
 //   2. score:   q·kⱼ against every key                  (raw, unscaled)
 //   3. scale:   × 1/√d_k, masked keys set to −∞
