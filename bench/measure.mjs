@@ -1,6 +1,12 @@
 // Interleaved timing: every repetition runs each implementation once (a block of calls), in a
-// rotating order, so the VM's ~100 ms slowdown bursts fall on all of them alike.
-import { median, timeBlock } from './util.mjs';
+// rotating order, so the VM's ~100 ms slowdown bursts fall on all of them alike. Each block starts
+// on a quiet machine with its own threads awake: a pause (settleMs) lets what the previous block
+// left running finish — V8's concurrent garbage collection of a peer's tensors, a pool's threads
+// going to sleep — and one untimed call wakes this implementation's threads. Without it, on 2 cores,
+// a block of 2-thread calls started while the previous one's leftovers held a core: measured on the
+// poem model's 128-token prefill, ours at 2 threads gave 6.8k tokens/s that way and 23k after a
+// 50 ms pause (1 thread: 15–19k), and GQA decode after 128 tokens 2.7 ms against 1.25 ms.
+import { median, sleep, timeBlock } from './util.mjs';
 
 const isPromise = (v) => v && typeof v.then === 'function';
 
@@ -60,13 +66,21 @@ export async function pickVariant(variants, x, { activate, warm = 3, rounds = 3,
   return { name: best, times };
 }
 
+/** The pause before a block, then (for a block of several short calls) one untimed call. */
+async function settle(im, x, s, settleMs) {
+  if (settleMs > 0) await sleep(settleMs);
+  if (s.calls < 2) return; // one long call: its own start is a small part of it
+  const out = im.run(x);
+  if (s.isAsync) await out;
+}
+
 /**
  * @param impls [{ key, run(x) → Float32Array | Promise, activate?() }]
  * @param x input
- * @param opts { reps, warm, blockMs }
+ * @param opts { reps, warm, blockMs, settleMs }
  * @returns Map key → { median, runs, calls, output, first } or { error }
  */
-export async function measureInterleaved(impls, x, { reps = 7, warm = 3, blockMs = 25 } = {}) {
+export async function measureInterleaved(impls, x, { reps = 7, warm = 3, blockMs = 25, settleMs = 50 } = {}) {
   const state = new Map();
   for (const im of impls) {
     try {
@@ -86,6 +100,7 @@ export async function measureInterleaved(impls, x, { reps = 7, warm = 3, blockMs
       if (s.error) continue;
       try {
         if (im.activate) await im.activate();
+        await settle(im, x, s, settleMs);
         s.runs.push(await timeBlock(() => im.run(x), s.calls, s.isAsync));
       } catch (e) {
         s.error = String(e?.message ?? e).split('\n')[0];
