@@ -1,11 +1,12 @@
 // Interleaved timing: every repetition runs each implementation once (a block of calls), in a
 // rotating order, so the VM's ~100 ms slowdown bursts fall on all of them alike. Each block starts
 // on a quiet machine with its own threads awake: a pause (settleMs) lets what the previous block
-// left running finish (perhaps V8's concurrent garbage collection of a peer's tensors, or a pool's threads
-// going to sleep; the cause was not pinned down) and one untimed call wakes this implementation's threads. Without it, on 2 cores,
-// a block of 2-thread calls started while the previous one's leftovers held a core: measured on the
-// poem model's 128-token prefill, ours at 2 threads gave 6.8k tokens/s that way and 23k after a
-// 50 ms pause (1 thread: 15–19k), and GQA decode after 128 tokens 2.7 ms against 1.25 ms.
+// left running finish (perhaps V8's concurrent garbage collection of a peer's tensors, or a pool's
+// threads going to sleep; the cause was not pinned down), and one untimed call wakes this
+// implementation's threads. Without it, on 2 cores, a block of 2-thread calls started while the
+// previous one's leftovers held a core: on the poem model's 128-token prefill, ours at 2 threads
+// gave 6.8k tokens/s that way and 23k after a 50 ms pause (1 thread: 15–19k), and a GQA decode
+// step after 128 tokens 2.7 ms against 1.25 ms.
 import { median, sleep, timeBlock } from './util.mjs';
 
 const isPromise = (v) => v && typeof v.then === 'function';
