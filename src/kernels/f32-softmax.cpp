@@ -29,10 +29,11 @@ float row_max(const float* x, std::size_t n) {
 
 float exp_minus_max_sum(float* x, std::size_t n, float max) {
   const std::size_t vec_end = n - n % kLanes;
+  const ExpConstants k = exp_constants();
   const Batch vmax(max);
   Batch vsum(0.0f);
   for (std::size_t j = 0; j < vec_end; j += kLanes) {
-    const Batch e = exp_nonpositive(Batch::load_unaligned(x + j) - vmax);
+    const Batch e = exp_nonpositive(Batch::load_unaligned(x + j) - vmax, k);
     e.store_unaligned(x + j);
     vsum += e;
   }
@@ -42,7 +43,7 @@ float exp_minus_max_sum(float* x, std::size_t n, float max) {
     // element is computed by one function whatever its position.
     alignas(16) float tail[kLanes];
     for (std::size_t l = 0; l < kLanes; ++l) tail[l] = vec_end + l < n ? x[vec_end + l] : -INFINITY;
-    exp_nonpositive(Batch::load_aligned(tail) - vmax).store_aligned(tail);
+    exp_nonpositive(Batch::load_aligned(tail) - vmax, k).store_aligned(tail);
     for (std::size_t j = vec_end; j < n; ++j) sum += x[j] = tail[j - vec_end];
   }
   return sum;

@@ -6,8 +6,7 @@
 //               loop per operation: no SIMD instruction and no xsimd, for engines without
 //               WebAssembly SIMD. Every operation gives the lanes xsimd's SSE path gives, rounding
 //               for rounding, so both builds compute the same numbers:
-//                 fma(x, y, z)  x·y then + z, two roundings (SSE has no fused multiply-add)
-//                 madd(a, b, c) c + a·b, two roundings, as fma
+//                 madd(a, b, c) c + a·b, two roundings (SSE has no fused multiply-add)
 //                 a / b         per lane, correctly rounded (divps)
 //                 max(a, b)     a > b ? a : b per lane (maxps: b when either is NaN)
 //                 hadd(v)       (v0 + v1) + (v2 + v3) (SSE3's haddps twice)
@@ -33,16 +32,16 @@ using batch_bool = xsimd::batch_bool<T>;
 
 using xsimd::bitwise_andnot;
 using xsimd::bitwise_cast;
-using xsimd::fma;
 using xsimd::hadd;
 using xsimd::max;
 using xsimd::zip_hi;
 using xsimd::zip_lo;
 
-// c + a·b: the GEMM's accumulate step. WA_RELAXED_SIMD (the relaxed builds' kernels, compiled by a
-// clang that knows relaxed SIMD) makes it f32x4.relaxed_madd, which the engine fuses into one FMA
-// (one rounding) where the CPU has one; elsewhere it stays the mul then add of today's SIMD build,
-// bit for bit. An engine always picks one of the two, so results stay bit-identical across threads.
+// c + a·b: every multiply-add of the kernels (the GEMM's step, exp's polynomial). WA_RELAXED_SIMD
+// (the relaxed builds' kernels, compiled by a clang that knows relaxed SIMD) makes it
+// f32x4.relaxed_madd, which the engine fuses into one FMA (one rounding) where the CPU has one;
+// elsewhere it stays the mul then add of the SIMD build, bit for bit. An engine always picks one of
+// the two, so results stay bit-identical across threads.
 #if defined(WA_RELAXED_SIMD)
 #if !__has_builtin(__builtin_wasm_relaxed_madd_f32x4)
 #error "WA_RELAXED_SIMD needs a clang with relaxed SIMD (clang-16 or later, -mrelaxed-simd)"
@@ -164,11 +163,7 @@ inline batch<std::int32_t> operator<<(const batch<std::int32_t>& x, std::int32_t
   return bitwise_cast<batch<std::int32_t> >(w);
 }
 
-template <class T>
-batch<T> fma(const batch<T>& x, const batch<T>& y, const batch<T>& z) {
-  return x * y + z;  // two operator calls, two roundings: never contracted into a fused multiply-add
-}
-
+// Two operator calls, two roundings: never contracted into a fused multiply-add.
 inline batch<float> madd(const batch<float>& a, const batch<float>& b, const batch<float>& c) { return c + a * b; }
 
 template <class T>
