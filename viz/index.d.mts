@@ -61,3 +61,5 @@ export interface ModelViewOptions {
 export function createHeatmap(element: HTMLElement, options: HeatmapOptions): VizView<HeatmapOptions>;
 export function createHeadView(element: HTMLElement, options: HeadViewOptions): VizView<HeadViewOptions>;
 export function createModelView(element: HTMLElement, options: ModelViewOptions): VizView<ModelViewOptions>;
+/** A weight's colour exactly as the views paint it: [r, g, b] bytes (weights clamped to [0, 1]; NaN counts as 0). */
+export function weightRGB(weight: number): [number, number, number];

@@ -2,9 +2,8 @@
 // their captions, the picked query's bars and its four steps. Draws what it is given; knows nothing
 // of the engine (the numbers come in a run, see textbook-run.js) and keeps the weights it draws in
 // memory only (never in DOM attributes: 128 tokens × 64 heads would be megabytes of text).
-import { createHeatmap } from '../viz/index.mjs';
+import { createHeatmap, weightRGB } from '../viz/index.mjs';
 import { drawBars } from './bars.js';
-import { weightRGB } from './weight-colour.js';
 import { renderSteps } from './steps.js';
 import { groupOf, maskedCells, matrixOf, scaleOf, stepsData, viewsOf } from './textbook-run.js';
 import { el } from './dom.js';
