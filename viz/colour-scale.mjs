@@ -31,6 +31,15 @@ for (let k = 0; k < LUT_SIZE; k++) {
   bytes.set([r, g, b, 255], 4 * k);
 }
 
+/**
+ * A weight's colour exactly as the views paint it (its lookup-table entry): [r, g, b] bytes. Public
+ * (wasm-attention/viz), so a page's own marks (bars, token chips) match the maps; NaN counts as 0.
+ */
+export function weightRGB(w) {
+  const k = 4 * lutIndex(Number.isFinite(w) ? w : 0);
+  return [bytes[k], bytes[k + 1], bytes[k + 2]];
+}
+
 /** Where a weight sits on the scale, 0 … 1 (for legends). */
 export const scalePosition = (w) => Math.sqrt(Math.min(Math.max(w, 0), 1));
 

@@ -37,6 +37,8 @@ const KNOWN = [
   'height',
   'cursor',
   'numberFrom',
+  'legend',
+  'controls',
 ];
 const ZOOM_STEP = 1.5;
 
@@ -45,6 +47,8 @@ function validate(o, element) {
   checkTokens(VIEW, 'keyTokens', o.keyTokens);
   checkFloat32(VIEW, 'weights', o.weights, o.queryTokens.length * o.keyTokens.length);
   checkBoolean(VIEW, 'causal', o.causal);
+  checkBoolean(VIEW, 'legend', o.legend);
+  checkBoolean(VIEW, 'controls', o.controls);
   checkString(VIEW, 'title', o.title);
   checkIndex(VIEW, 'highlightRow', o.highlightRow, -1, Number.MAX_SAFE_INTEGER);
   checkFunction(VIEW, 'onHover', o.onHover);
@@ -83,7 +87,8 @@ function labelMeasurer() {
 /**
  * @param {HTMLElement} element
  * @param {{ weights: Float32Array, queryTokens: string[], keyTokens?: string[], causal?: boolean, title?: string,
- *   highlightRow?: number, onHover?: Function, onSelect?: Function, height?: number }} options
+ *   highlightRow?: number, onHover?: Function, onSelect?: Function, height?: number, legend?: boolean,
+ *   controls?: boolean }} options
  */
 export function createHeatmap(element, options) {
   checkElement(VIEW, element);
@@ -102,13 +107,14 @@ export function createHeatmap(element, options) {
   const zoomOut = el('button', { type: 'button', 'aria-label': 'Zoom out', text: '−' });
   const zoomIn = el('button', { type: 'button', 'aria-label': 'Zoom in', text: '+' });
   const zoomFit = el('button', { type: 'button', 'aria-label': 'Zoom to fit the whole map', text: 'Fit' });
+  const scale = legend();
   const canvas = el('canvas', { tabindex: '0', role: 'img', 'data-testid': 'viz-heatmap-canvas' });
   const readout = readoutLine();
   const root = tracker.root(
     el(
       'div',
       { class: 'wa-viz wa-viz-heatmap', 'data-testid': 'viz-heatmap' },
-      el('div', { class: 'wa-viz-bar' }, title, legend(), zoomOut, zoomIn, zoomFit),
+      el('div', { class: 'wa-viz-bar' }, title, scale, zoomOut, zoomIn, zoomFit),
       el('div', { class: 'wa-viz-stage' }, canvas),
       readout,
     ),
@@ -138,6 +144,9 @@ export function createHeatmap(element, options) {
     if (hover && (hover.i >= T || hover.j >= S)) hover = null;
     if (cursor) cursor = { ...lastCell };
     title.textContent = o.title ?? '';
+    // Hidden, not removed: update() can bring them back. The keys and the wheel still zoom.
+    scale.hidden = o.legend === false;
+    for (const button of [zoomOut, zoomIn, zoomFit]) button.hidden = o.controls === false;
     canvas.setAttribute(
       'aria-label',
       `${o.title ? `${o.title}: ` : ''}attention weights of ${T} query × ${S} key tokens${o.causal ? ', causal' : ''}. ` +

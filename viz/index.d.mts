@@ -29,6 +29,10 @@ export interface HeatmapOptions {
   numberFrom?: 0 | 1;
   /** Extension: puts the keyboard cursor on a cell (read out, panned into view); null hides it. */
   cursor?: { query: number; key: number } | null;
+  /** Extension: the colour-scale bar above the map; false hides it (e.g. small maps beside one that shows it). Default true. */
+  legend?: boolean;
+  /** Extension: the −, + and Fit buttons; false hides them (the keys, Ctrl + wheel and a pinch still zoom). Default true. */
+  controls?: boolean;
 }
 
 export interface HeadViewOptions {
@@ -61,3 +65,5 @@ export interface ModelViewOptions {
 export function createHeatmap(element: HTMLElement, options: HeatmapOptions): VizView<HeatmapOptions>;
 export function createHeadView(element: HTMLElement, options: HeadViewOptions): VizView<HeadViewOptions>;
 export function createModelView(element: HTMLElement, options: ModelViewOptions): VizView<ModelViewOptions>;
+/** A weight's colour exactly as the views paint it: [r, g, b] bytes (weights clamped to [0, 1]; NaN counts as 0). */
+export function weightRGB(weight: number): [number, number, number];

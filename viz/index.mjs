@@ -3,3 +3,4 @@
 export { createHeatmap } from './heatmap.mjs';
 export { createHeadView } from './head-view.mjs';
 export { createModelView } from './model-view.mjs';
+export { weightRGB } from './colour-scale.mjs';

@@ -6,6 +6,7 @@ const STYLE_ID = 'wa-viz-styles';
 const CSS = `
 .wa-viz { font: 13px/1.4 system-ui, "WenQuanYi Micro Hei", "Noto Sans CJK SC", sans-serif; color: #1d1f23; max-width: 100%; }
 .wa-viz-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; margin: 0 0 4px; }
+.wa-viz-bar > [hidden] { display: none; }
 .wa-viz-title { font-weight: 600; margin-right: auto; }
 .wa-viz button { font: inherit; padding: 2px 8px; min-width: 28px; min-height: 24px; border: 1px solid #b9c0cc; border-radius: 5px; background: #f4f6fa; color: #1d1f23; cursor: pointer; }
 .wa-viz button:hover { background: #e4eaf4; }

@@ -1,6 +1,6 @@
 // The colour scale of signed values (the four steps' q, K, V and output): ColorBrewer RdBu
 // (11 classes), blue for negative, red for positive, white at the centre, linearly interpolated.
-// Attention weights are coloured by wasm-attention/viz's scale (weight-colour.js).
+// Attention weights are coloured by wasm-attention/viz's scale (its weightRGB).
 
 const BLUE_WHITE_RED = '0530612166ac4393c392c5ded1e5f0f7f7f7fddbc7f4a582d6604db2182b67001f';
 

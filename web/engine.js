@@ -3,6 +3,7 @@
 // and receives results, so it never waits for the engine (or for the engine's own threads).
 
 import { MESSAGE, isModelMessage, reviveError } from './worker-protocol.js';
+import { startWorkerClient } from './worker-client.js';
 
 /**
  * Starts the engine in a module worker. Resolves, once the engine is loaded, to
@@ -16,126 +17,111 @@ import { MESSAGE, isModelMessage, reviveError } from './worker-protocol.js';
  * worker-protocol.js). Replies come in the order of the requests.
  */
 export function startEngine({ threads = 'auto', url = new URL('./engine-worker.js', import.meta.url) } = {}) {
-  let worker;
-  try {
-    worker = new Worker(url, { type: 'module', name: 'wasm-attention engine' });
-  } catch (e) {
-    return Promise.reject(e);
-  }
   const pending = new Map();
   const listeners = new Map(); // generation id → onEvent
   let loading = null; // { resolve, reject } of model.load
   let nextId = 1;
-  let broken = null;
 
-  return new Promise((resolve, reject) => {
-    const fail = (error) => {
-      if (broken) return;
-      broken = error;
-      worker.terminate();
-      reject(error);
-      for (const { reject: rejectRun } of pending.values()) rejectRun(error);
-      pending.clear();
-    };
-
-    const client = (info, note) => ({
-      info,
-      note,
-      run(groups) {
-        if (broken) return Promise.reject(broken);
+  const client = ({ info, note }, worker) => ({
+    info,
+    note,
+    run(groups) {
+      if (worker.broken) return Promise.reject(worker.broken);
+      const id = nextId++;
+      return new Promise((resolveRun, rejectRun) => {
+        pending.set(id, { resolve: resolveRun, reject: rejectRun });
+        worker.post({ type: MESSAGE.run, id, groups });
+      });
+    },
+    model: {
+      load(url) {
+        return new Promise((resolveLoad, rejectLoad) => {
+          loading = { resolve: resolveLoad, reject: rejectLoad };
+          worker.post({ type: MESSAGE.modelLoad, url: String(url) });
+        });
+      },
+      generate(request, onEvent) {
+        const id = nextId++;
+        listeners.clear(); // only the newest generation is followed
+        listeners.set(id, onEvent);
+        worker.post({ type: MESSAGE.modelGenerate, id, ...request });
+        return id;
+      },
+      next(id) {
+        worker.post({ type: MESSAGE.modelNext, id });
+      },
+      stop(id) {
+        worker.post({ type: MESSAGE.modelStop, id });
+      },
+      sampling(id, { temperature, topK }) {
+        worker.post({ type: MESSAGE.modelSampling, id, temperature, topK });
+      },
+      steps(request) {
+        if (worker.broken) return Promise.reject(worker.broken);
         const id = nextId++;
         return new Promise((resolveRun, rejectRun) => {
           pending.set(id, { resolve: resolveRun, reject: rejectRun });
-          worker.postMessage({ type: MESSAGE.run, id, groups });
+          worker.post({ type: MESSAGE.modelSteps, id, ...request });
         });
       },
-      model: {
-        load(url) {
-          return new Promise((resolveLoad, rejectLoad) => {
-            loading = { resolve: resolveLoad, reject: rejectLoad };
-            worker.postMessage({ type: MESSAGE.modelLoad, url: String(url) });
-          });
-        },
-        generate(request, onEvent) {
-          const id = nextId++;
-          listeners.clear(); // only the newest generation is followed
-          listeners.set(id, onEvent);
-          worker.postMessage({ type: MESSAGE.modelGenerate, id, ...request });
-          return id;
-        },
-        next(id) {
-          worker.postMessage({ type: MESSAGE.modelNext, id });
-        },
-        stop(id) {
-          worker.postMessage({ type: MESSAGE.modelStop, id });
-        },
-        sampling(id, { temperature, topK }) {
-          worker.postMessage({ type: MESSAGE.modelSampling, id, temperature, topK });
-        },
-        steps(request) {
-          if (broken) return Promise.reject(broken);
-          const id = nextId++;
-          return new Promise((resolveRun, rejectRun) => {
-            pending.set(id, { resolve: resolveRun, reject: rejectRun });
-            worker.postMessage({ type: MESSAGE.modelSteps, id, ...request });
-          });
-        },
-      },
-      terminate() {
-        fail(new Error('the engine worker was terminated'));
-      },
-    });
+    },
+    terminate: worker.terminate,
+  });
 
-    const onModel = (msg) => {
-      if (msg.type === MESSAGE.modelReady || msg.type === MESSAGE.modelMissing || msg.type === MESSAGE.modelFailed) {
-        const waiter = loading;
-        loading = null;
-        if (!waiter) return;
-        if (msg.type === MESSAGE.modelReady) waiter.resolve({ ready: true, config: msg.config, vocab: msg.vocab });
-        else if (msg.type === MESSAGE.modelMissing)
-          waiter.resolve({ ready: false, missing: true, url: msg.url, status: msg.status });
-        else waiter.reject(reviveError(msg.error));
-      } else if (msg.type === MESSAGE.modelSteps) {
-        const waiter = pending.get(msg.id);
-        if (!waiter) return;
-        pending.delete(msg.id);
-        if (msg.error) waiter.reject(reviveError(msg.error));
-        else waiter.resolve(msg.steps);
-      } else {
-        const onEvent = listeners.get(msg.id);
-        if (!onEvent) return;
-        if (msg.type === MESSAGE.modelDone) {
-          listeners.delete(msg.id);
-          if (msg.error) msg.error = reviveError(msg.error);
-        }
-        onEvent(msg);
+  const onModel = (msg) => {
+    if (msg.type === MESSAGE.modelReady || msg.type === MESSAGE.modelMissing || msg.type === MESSAGE.modelFailed) {
+      const waiter = loading;
+      loading = null;
+      if (!waiter) return;
+      if (msg.type === MESSAGE.modelReady) waiter.resolve({ ready: true, config: msg.config, vocab: msg.vocab });
+      else if (msg.type === MESSAGE.modelMissing)
+        waiter.resolve({ ready: false, missing: true, url: msg.url, status: msg.status });
+      else waiter.reject(reviveError(msg.error));
+    } else if (msg.type === MESSAGE.modelSteps) {
+      const waiter = pending.get(msg.id);
+      if (!waiter) return;
+      pending.delete(msg.id);
+      if (msg.error) waiter.reject(reviveError(msg.error));
+      else waiter.resolve(msg.steps);
+    } else {
+      const onEvent = listeners.get(msg.id);
+      if (!onEvent) return;
+      if (msg.type === MESSAGE.modelDone) {
+        listeners.delete(msg.id);
+        if (msg.error) msg.error = reviveError(msg.error);
       }
-    };
+      onEvent(msg);
+    }
+  };
 
-    worker.onmessage = (event) => {
-      const msg = event.data;
-      if (msg.type === MESSAGE.ready) {
-        resolve(client(msg.info, msg.note));
-      } else if (msg.type === MESSAGE.failed) {
-        fail(reviveError(msg.error));
-      } else if (msg.type === MESSAGE.result) {
-        const waiter = pending.get(msg.id);
-        if (!waiter) return;
-        pending.delete(msg.id);
-        waiter.resolve({
-          results: msg.results,
-          errors: msg.errors.map(({ label, error }) => ({ label, error: reviveError(error) })),
-          engineMs: msg.engineMs,
-        });
-      } else if (isModelMessage(msg.type)) {
-        onModel(msg);
-      }
-    };
-    worker.onmessageerror = () => fail(new Error('a message from the engine worker could not be read'));
-    worker.onerror = (event) => {
-      event.preventDefault();
-      fail(new Error(`the engine worker stopped: ${event.message || 'its script could not be loaded'}`));
-    };
-    worker.postMessage({ type: MESSAGE.init, threads });
+  const onMessage = (msg) => {
+    if (msg.type === MESSAGE.result) {
+      const waiter = pending.get(msg.id);
+      if (!waiter) return;
+      pending.delete(msg.id);
+      waiter.resolve({
+        results: msg.results,
+        errors: msg.errors.map(({ label, error }) => ({ label, error: reviveError(error) })),
+        engineMs: msg.engineMs,
+      });
+    } else if (isModelMessage(msg.type)) {
+      onModel(msg);
+    }
+  };
+
+  const onFail = (error) => {
+    for (const { reject } of pending.values()) reject(error);
+    pending.clear();
+  };
+
+  return startWorkerClient({
+    url,
+    name: 'wasm-attention engine',
+    what: 'the engine worker',
+    threads,
+    protocol: MESSAGE,
+    onMessage,
+    onFail,
+    makeClient: client,
   });
 }

@@ -3,6 +3,7 @@
 // a checkpoint's bytes: Files are posted as they are (handles), and the worker reads them.
 import { reviveError } from './worker-protocol.js';
 import { OPEN } from './open-model-protocol.js';
+import { startWorkerClient } from './worker-client.js';
 
 /**
  * Starts the worker and its engine. Resolves to the client once the engine is loaded; rejects with
@@ -15,96 +16,84 @@ export function startOpenModelWorker({
   threads = 'auto',
   url = new URL('./open-model-worker.js', import.meta.url),
 } = {}) {
-  let worker;
-  try {
-    worker = new Worker(url, { type: 'module', name: 'wasm-attention open-model' });
-  } catch (e) {
-    return Promise.reject(e);
-  }
   const loads = new Map(); // id → { resolve, reject, onProgress }
   const runs = new Map(); // id → onEvent
   let nextId = 1;
-  let broken = null;
 
-  return new Promise((resolve, reject) => {
-    const fail = (error) => {
-      if (broken) return;
-      broken = error;
-      worker.terminate();
-      reject(error);
-      for (const { reject: rejectLoad } of loads.values()) rejectLoad(error);
-      loads.clear();
-      for (const onEvent of runs.values()) onEvent({ type: OPEN.runFailed, error });
-      runs.clear();
-    };
+  const client = ({ info, note }, worker) => ({
+    info,
+    note,
+    load(source, onProgress = () => {}) {
+      const id = nextId++;
+      const done = worker.broken
+        ? Promise.reject(worker.broken)
+        : new Promise((resolveLoad, rejectLoad) => {
+            loads.set(id, { resolve: resolveLoad, reject: rejectLoad, onProgress });
+            worker.post({ type: OPEN.load, id, ...source });
+          });
+      return { id, done };
+    },
+    cancel(id) {
+      worker.post({ type: OPEN.cancel, id });
+    },
+    run(request, onEvent) {
+      const id = nextId++;
+      runs.clear(); // only the newest run is followed
+      runs.set(id, onEvent);
+      worker.post({ type: OPEN.run, id, ...request });
+      return id;
+    },
+    stop(id) {
+      worker.post({ type: OPEN.stop, id });
+    },
+    terminate: worker.terminate,
+  });
 
-    const client = (info, note) => ({
-      info,
-      note,
-      load(source, onProgress = () => {}) {
-        const id = nextId++;
-        const done = broken
-          ? Promise.reject(broken)
-          : new Promise((resolveLoad, rejectLoad) => {
-              loads.set(id, { resolve: resolveLoad, reject: rejectLoad, onProgress });
-              worker.postMessage({ type: OPEN.load, id, ...source });
-            });
-        return { id, done };
-      },
-      cancel(id) {
-        worker.postMessage({ type: OPEN.cancel, id });
-      },
-      run(request, onEvent) {
-        const id = nextId++;
-        runs.clear(); // only the newest run is followed
-        runs.set(id, onEvent);
-        worker.postMessage({ type: OPEN.run, id, ...request });
-        return id;
-      },
-      stop(id) {
-        worker.postMessage({ type: OPEN.stop, id });
-      },
-      terminate() {
-        fail(new Error('the worker of "Open a model" was terminated'));
-      },
-    });
+  const onLoad = (msg) => {
+    const waiter = loads.get(msg.id);
+    if (!waiter) return;
+    if (msg.type === OPEN.progress) {
+      waiter.onProgress(msg);
+      return;
+    }
+    loads.delete(msg.id);
+    if (msg.type === OPEN.loaded) waiter.resolve(msg);
+    else {
+      const error = reviveError(msg.error);
+      error.cancelled = msg.cancelled;
+      error.memory = msg.memory;
+      waiter.reject(error);
+    }
+  };
 
-    const onLoad = (msg) => {
-      const waiter = loads.get(msg.id);
-      if (!waiter) return;
-      if (msg.type === OPEN.progress) {
-        waiter.onProgress(msg);
-        return;
-      }
-      loads.delete(msg.id);
-      if (msg.type === OPEN.loaded) waiter.resolve(msg);
-      else {
-        const error = reviveError(msg.error);
-        error.cancelled = msg.cancelled;
-        error.memory = msg.memory;
-        waiter.reject(error);
-      }
-    };
+  const onRun = (msg) => {
+    const onEvent = runs.get(msg.id);
+    if (!onEvent) return;
+    if (msg.type === OPEN.runFailed) msg.error = reviveError(msg.error);
+    if (msg.type === OPEN.done || msg.type === OPEN.encoded || msg.type === OPEN.runFailed) runs.delete(msg.id);
+    onEvent(msg);
+  };
 
-    const onRun = (msg) => {
-      const onEvent = runs.get(msg.id);
-      if (!onEvent) return;
-      if (msg.type === OPEN.runFailed) msg.error = reviveError(msg.error);
-      if (msg.type === OPEN.done || msg.type === OPEN.encoded || msg.type === OPEN.runFailed) runs.delete(msg.id);
-      onEvent(msg);
-    };
+  const onMessage = (msg) => {
+    if (msg.type === OPEN.progress || msg.type === OPEN.loaded || msg.type === OPEN.loadFailed) onLoad(msg);
+    else onRun(msg);
+  };
 
-    worker.onmessage = ({ data: msg }) => {
-      if (msg.type === OPEN.ready) resolve(client(msg.info, msg.note));
-      else if (msg.type === OPEN.failed) fail(reviveError(msg.error));
-      else if (msg.type === OPEN.progress || msg.type === OPEN.loaded || msg.type === OPEN.loadFailed) onLoad(msg);
-      else onRun(msg);
-    };
-    worker.onmessageerror = () => fail(new Error('a message from the worker of "Open a model" could not be read'));
-    worker.onerror = (event) => {
-      event.preventDefault();
-      fail(new Error(`the worker of "Open a model" stopped: ${event.message || 'its script could not be loaded'}`));
-    };
-    worker.postMessage({ type: OPEN.init, threads });
+  const onFail = (error) => {
+    for (const { reject } of loads.values()) reject(error);
+    loads.clear();
+    for (const onEvent of runs.values()) onEvent({ type: OPEN.runFailed, error });
+    runs.clear();
+  };
+
+  return startWorkerClient({
+    url,
+    name: 'wasm-attention open-model',
+    what: 'the worker of "Open a model"',
+    threads,
+    protocol: OPEN,
+    onMessage,
+    onFail,
+    makeClient: client,
   });
 }

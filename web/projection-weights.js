@@ -2,7 +2,7 @@
 //
 // 'random'   — Xavier-uniform, as PyTorch initialises nn.MultiheadAttention's in_proj:
 //              U(−a, a) with a = sqrt(6 / (fan_in + fan_out)). Every matrix has its own
-//              stream under the seed, so changing d_model or heads never reshuffles the others.
+//              stream (seed, label), so changing d_model or heads never reshuffles the others.
 // 'identity' — Q and K are g·I: a query compares the raw embeddings, so a token scores
 //              highest against itself and against every other copy of itself. The gain g
 //              makes a token's match with itself worth about MATCH_LOGIT after the

@@ -9,7 +9,7 @@
 import { diverging } from './colormap.js';
 import { drawBars } from './bars.js';
 import { drawStrip, stripCellAt } from './strip.js';
-import { weightRGB } from './weight-colour.js';
+import { weightRGB } from '../viz/index.mjs';
 import { el } from './dom.js';
 import { qkBlock, weightedValuesBlock } from './steps-detail.js';
 import { bindStepPlayer } from './steps-play.js';

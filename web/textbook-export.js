@@ -1,10 +1,9 @@
 // What the page's export buttons save, from a run: the JSON document (weights and the
 // intermediates the steps show) and the PNG panels — the maps drawn again by wasm-attention/viz
 // without the picked row or keyboard cursor, on its one colour scale, with that scale's legend.
-import { createHeatmap } from '../viz/index.mjs';
+import { createHeatmap, weightRGB } from '../viz/index.mjs';
 import { FONT_FAMILY, prepareCanvas } from './canvas.js';
 import { buildExport } from './export-files.js';
-import { weightRGB } from './weight-colour.js';
 import { headIntermediates, matrixOf, viewsOf } from './textbook-run.js';
 
 /** The viz scale's bar: weight 0 … 1 on its square-root scale, ticks where 0, 0.1, 0.5 and 1 sit. */

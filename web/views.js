@@ -2,9 +2,8 @@
 // their captions, the picked query's bars and its four steps. Draws what it is given; knows nothing
 // of the engine (the numbers come in a run, see textbook-run.js) and keeps the weights it draws in
 // memory only (never in DOM attributes: 128 tokens × 64 heads would be megabytes of text).
-import { createHeatmap } from '../viz/index.mjs';
+import { createHeatmap, weightRGB } from '../viz/index.mjs';
 import { drawBars } from './bars.js';
-import { weightRGB } from './weight-colour.js';
 import { renderSteps } from './steps.js';
 import { groupOf, maskedCells, matrixOf, scaleOf, stepsData, viewsOf } from './textbook-run.js';
 import { el } from './dom.js';
@@ -39,7 +38,7 @@ function renderTokens(tokens, limit) {
 
 /** What a legend line says of a view's bars: their axis, and the maps' one colour scale. */
 const barScale = (max, what) =>
-  `Colours: weight 0 … 1 on the maps' square-root scale (the bar above each map), the same in the bars and steps below. ` +
+  `Colours: weight 0 (dark purple) … 1 (yellow) on the maps' square-root scale, the same in the bars and steps below. ` +
   `The bars' axis runs 0 … ${max.toPrecision(3)}, the largest weight of ${what}.`;
 
 /**
@@ -58,7 +57,7 @@ export function createViews({ tokenLimit, onPick }) {
   });
 
   /** A map of `key` in `host` (made once per host; later runs update it, so its canvas keeps the focus). */
-  function placeMap(host, run, sel, key, label, { height, testId, head }) {
+  function placeMap(host, run, sel, key, label, { height, testId, head, small = false }) {
     const old = [...maps.entries()].find(([, m]) => m.host === host);
     const meta = {
       key,
@@ -79,6 +78,10 @@ export function createViews({ tokenLimit, onPick }) {
         height,
         numberFrom: 1,
         onSelect: ({ query }) => onPick(meta.key, query),
+        // A scale bar and three buttons on every small map of a grid (up to 64 heads) crowd it; the
+        // caption under the grid says the scale once, and the keys and Ctrl + wheel still zoom.
+        legend: !small,
+        controls: !small,
       });
     }
     const canvas = host.querySelector('canvas[data-layout]');
@@ -153,12 +156,16 @@ export function createViews({ tokenLimit, onPick }) {
       box.dataset.heads = String(H);
     }
     box.querySelectorAll('.map-box').forEach((host, k) => {
-      host.style.width = `${Math.min(width, Math.max(side + 110, 345))}px`; // room for the bar: title, legend, zoom
+      host.style.width = `${Math.min(width, side + 110)}px`; // room for the row labels beside the grid
       if (k < H) {
         const label = `head ${k + 1} · dims ${k * headDim}–${(k + 1) * headDim - 1}`;
-        placeMap(host, run, sel, `head:${k}`, label, { height: side, testId: 'heatmap-head', head: k });
+        placeMap(host, run, sel, `head:${k}`, label, { height: side, testId: 'heatmap-head', head: k, small: true });
       } else {
-        placeMap(host, run, sel, 'average', `average of the ${H} heads`, { height: side, testId: 'heatmap-average' });
+        placeMap(host, run, sel, 'average', `average of the ${H} heads`, {
+          height: side,
+          testId: 'heatmap-average',
+          small: true,
+        });
       }
     });
     $('mha-legend').textContent = barScale(scaleOf(run, 'mha').domain[1], 'every head and their average');

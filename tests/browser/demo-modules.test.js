@@ -39,7 +39,7 @@ test('web modules: no import cycles, nothing imports main.js, only main.js reach
     if (file !== 'main.js') expect([file, reachable(graph, file).has('engine.js')]).toEqual([file, false]);
   }
   // The drawing modules know nothing of attention data, selection or the engine.
-  for (const file of ['canvas.js', 'strip.js', 'weight-colour.js', 'bars.js', 'colormap.js', 'steps.js']) {
+  for (const file of ['canvas.js', 'strip.js', 'bars.js', 'colormap.js', 'steps.js']) {
     const r = reachable(graph, file);
     for (const banned of [
       'engine.js',

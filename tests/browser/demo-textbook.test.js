@@ -79,6 +79,29 @@ test('opens at a readable size, 16 wide with 2 heads; the worked example’s 512
   await settle();
 });
 
+test('the grid of small maps (each head, the average) has no scale bar or zoom buttons; the single head keeps both', async () => {
+  const bars = await page.evaluate(() =>
+    Array.from(
+      document.querySelectorAll('#self-map [data-testid=viz-heatmap], #mha-maps [data-testid=viz-heatmap]'),
+      (map) => ({
+        map: map.querySelector('canvas').dataset.testid,
+        legend: map.querySelector('.wa-viz-legend').checkVisibility(),
+        buttons: Array.from(map.querySelectorAll('.wa-viz-bar button')).filter((b) => b.checkVisibility()).length,
+        title: map.querySelector('.wa-viz-title').checkVisibility(),
+      }),
+    ),
+  );
+  const small = { legend: false, buttons: 0, title: true };
+  expect(bars).toEqual([
+    { map: 'heatmap-self', legend: true, buttons: 3, title: true },
+    { map: 'heatmap-head', ...small },
+    { map: 'heatmap-head', ...small },
+    { map: 'heatmap-average', ...small },
+  ]);
+  // The caption under the grid says the scale the small maps no longer show.
+  expect(await page.textContent('#mha-legend')).toMatch(/^Colours: weight 0 \(dark purple\) … 1 \(yellow\)/);
+});
+
 test('q∘k: the products of q and a key, dimension by dimension, sum to the engine’s score', async () => {
   const s = await picked();
   for (let j = 0; j < s.n; j++) {

@@ -143,7 +143,7 @@ test('the engine lives in a Web Worker: the page itself never loads the package'
   ).toEqual([]);
 });
 
-test('the seed sentence is one token per character, at the worked example’s size', async () => {
+test('the opening sentence is one token per character, at the worked example’s size', async () => {
   const shown = await rendered();
   expect(shown.tokens).toEqual(['我', '愛', 'A', 'I']);
   expect(shown.settings).toMatchObject({ text: '我愛AI', mode: 'char', dModel: 512, numHeads: 8, isCausal: false });

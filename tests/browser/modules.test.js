@@ -12,7 +12,6 @@ const NAMES = [
   'projection-weights',
   'canvas',
   'strip',
-  'weight-colour',
   'bars',
   'steps',
   'export-files',
@@ -20,6 +19,8 @@ const NAMES = [
   'worker-protocol',
 ];
 const MODULE_URLS = Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`]));
+// The bars' colours come from the public viz entry, tested here next to the page's diverging scale.
+const WITH_VIZ = { ...MODULE_URLS, viz: '/viz/index.mjs' };
 
 let session;
 let page;
@@ -59,7 +60,6 @@ test('each module exports exactly its documented names', async () => {
     ],
     canvas: ['FONT_FAMILY', 'prepareCanvas'],
     strip: ['drawStrip', 'stripCellAt'],
-    'weight-colour': ['weightRGB'],
     bars: ['drawBars'],
     steps: ['formatNumber', 'renderSteps'],
     'export-files': ['buildExport', 'composePNG', 'download', 'downloadJSON', 'downloadPNG', 'toRows'],
@@ -76,8 +76,8 @@ test('each module exports exactly its documented names', async () => {
   });
 });
 
-test('weight colours: viridis ends, clamping, rising lightness, √ scale; the diverging scale is white at 0', async () => {
-  const r = await inPage(({ 'weight-colour': { weightRGB }, colormap: { diverging } }) => {
+test('weight colours (viz weightRGB): viridis ends, clamping, rising lightness, √ scale; the diverging scale is white at 0', async () => {
+  const r = await runInPage(page, WITH_VIZ, ({ viz: { weightRGB }, colormap: { diverging } }) => {
     const lum = ([R, G, B]) => 0.2126 * R + 0.7152 * G + 0.0722 * B;
     const l = Array.from({ length: 65 }, (_, k) => lum(weightRGB(k / 64)));
     return {

@@ -18,7 +18,7 @@ beforeAll(() => {
 });
 afterAll(() => tmp && fs.rmSync(tmp, { recursive: true, force: true }));
 
-test("Node: import('wasm-attention/viz') gives the three functions (Node's resolution through exports)", () => {
+test("Node: import('wasm-attention/viz') gives its four functions (Node's resolution through exports)", () => {
   const script = path.join(tmp, 'use.mjs');
   fs.writeFileSync(
     script,
@@ -28,18 +28,19 @@ console.log(JSON.stringify({ names: Object.keys(viz).sort(), types: Object.value
   );
   const out = JSON.parse(execFileSync(process.execPath, [script], { cwd: tmp, encoding: 'utf8' }));
   expect(out).toEqual({
-    names: ['createHeadView', 'createHeatmap', 'createModelView'],
-    types: ['function', 'function', 'function'],
+    names: ['createHeadView', 'createHeatmap', 'createModelView', 'weightRGB'],
+    types: ['function', 'function', 'function', 'function'],
   });
 });
 
-test("Node: require('wasm-attention/viz') gives the same three functions (dist/viz.cjs)", () => {
+test("Node: require('wasm-attention/viz') gives the same four functions (dist/viz.cjs)", () => {
   const script = path.join(tmp, 'use.cjs');
   fs.writeFileSync(script, "console.log(JSON.stringify(Object.keys(require('wasm-attention/viz')).sort()));\n");
   expect(JSON.parse(execFileSync(process.execPath, [script], { cwd: tmp, encoding: 'utf8' }))).toEqual([
     'createHeadView',
     'createHeatmap',
     'createModelView',
+    'weightRGB',
   ]);
 });
 
@@ -56,7 +57,7 @@ test('TypeScript (NodeNext) resolves wasm-attention/viz to its declarations and 
   const file = path.join(tmp, 'use.mts');
   fs.writeFileSync(
     file,
-    `import { createHeatmap, createHeadView, createModelView } from 'wasm-attention/viz';
+    `import { createHeatmap, createHeadView, createModelView, weightRGB } from 'wasm-attention/viz';
 declare const element: HTMLElement;
 const tokens = ['a', 'b'];
 const attention = [new Float32Array(2 * 2 * 2)];
@@ -66,6 +67,9 @@ createHeadView(element, { attention, tokens, layer: 0 }).dispose();
 createModelView(element, { attention, tokens, numKvHeads: 1, onSelect: ({ layer, head }: { layer: number; head: number }) => layer + head });
 // @ts-expect-error: weights must be a Float32Array
 createHeatmap(element, { weights: [0.5], queryTokens: tokens });
+const [r, g, b]: [number, number, number] = weightRGB(0.25);
+// @ts-expect-error: a colour has three bytes
+const [, , , alpha] = weightRGB(r + g + b);
 `,
   );
   const { problems, read } = typeCheck(file);

@@ -143,6 +143,30 @@ test('zoom: + and − keys, the buttons, Ctrl+wheel; panning keeps the keyboard 
   expect((await layout()).pan.row).toBeGreaterThan(wheeled.pan.row);
 });
 
+test('legend: false and controls: false hide the scale bar and the zoom buttons; the keys still zoom; update shows them again', async () => {
+  const layout = () => page.evaluate(() => JSON.parse(document.querySelector('canvas').dataset.layout));
+  const shown = async () => ({
+    legend: await page.locator('.wa-viz-legend').isVisible(),
+    buttons: await page.getByRole('button', { name: /^Zoom / }).count(),
+  });
+  const start = await makeMap(200, { legend: false, controls: false });
+  expect(await shown()).toEqual({ legend: false, buttons: 0 });
+  // The bar keeps the title: the map is not pushed down or shrunk by what is hidden.
+  expect(await page.locator('.wa-viz-title').textContent()).toBe('map under test');
+  await page.locator(CANVAS).focus();
+  await page.keyboard.press('+');
+  expect((await layout()).zoom).toBeGreaterThan(1);
+  await page.evaluate(() => window.view.update({ controls: true }));
+  expect(await shown()).toEqual({ legend: false, buttons: 3 });
+  await page.evaluate(() => window.view.update({ title: 'renamed' }));
+  expect(await shown()).toEqual({ legend: false, buttons: 3 });
+  await page.evaluate(() => window.view.update({ legend: true, controls: false }));
+  expect(await shown()).toEqual({ legend: true, buttons: 0 });
+  await page.evaluate(() => window.view.update({ controls: true }));
+  expect(await shown()).toEqual({ legend: true, buttons: 3 });
+  expect(start.rows).toBe(200);
+});
+
 test('2,048 × 2,048: drawn pooled, labels thinned so they never overlap, more labels when zoomed', async () => {
   const layout = await makeMap(2048, {}, 900);
   expect(layout).toMatchObject({ rows: 2048, cols: 2048 });
@@ -314,6 +338,8 @@ test('bad arguments: TypeError / RangeError naming the option, what was expected
       tokens: () => m.viz.createHeatmap(host, { weights: w, queryTokens: ['a', 2] }),
       causal: () => m.viz.createHeatmap(host, { weights: w, queryTokens: ['a', 'b'], causal: 'yes' }),
       unknown: () => m.viz.createHeatmap(host, { weights: w, queryTokens: ['a', 'b'], colour: 'red' }),
+      legend: () => m.viz.createHeatmap(host, { weights: w, queryTokens: ['a', 'b'], legend: 'no' }),
+      controls: () => m.viz.createHeatmap(host, { weights: w, queryTokens: ['a', 'b'] }).update({ controls: 0 }),
       update: () => m.viz.createHeatmap(host, { weights: w, queryTokens: ['a', 'b'] }).update({ queryTokens: ['a'] }),
     };
     return m.t.errorsOf(attempts);
@@ -326,6 +352,8 @@ test('bad arguments: TypeError / RangeError naming the option, what was expected
   expect(errors.tokens).toMatch(/^TypeError: createHeatmap: queryTokens\[1\] must be a string, got number 2/);
   expect(errors.causal).toMatch(/^TypeError: createHeatmap: causal must be true or false, got the string "yes"/);
   expect(errors.unknown).toMatch(/^TypeError: createHeatmap: unknown option "colour"/);
+  expect(errors.legend).toMatch(/^TypeError: createHeatmap: legend must be true or false, got the string "no"/);
+  expect(errors.controls).toMatch(/^TypeError: createHeatmap: controls must be true or false, got number 0/);
   expect(errors.update).toMatch(/^RangeError: createHeatmap: weights must have 1 elements, got 4/);
 });
 

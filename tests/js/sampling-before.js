@@ -3,7 +3,7 @@
 // 9110871), kept word for word (its checks left out) so that model-sampling.test.js can show the
 // new one draws the same token from every row for every seed: a seeded generation keeps its tokens.
 
-/** The old next(logits) over a [0, 1) generator `random` (mulberry32 of the seed, as the sampler). */
+/** The old next(logits) over a [0, 1) generator `random` (mulberry32 of a seed, as the sampler). */
 function samplerBefore({ temperature = 0, topK = 0, topP = 1 }, random, greedy) {
   return function next(row) {
     if (temperature === 0) return greedy(row);
