@@ -84,6 +84,38 @@ TEST(GemmRows, GivesTheBitsOfThePackedProduct) {
       }
 }
 
+// A decode step's one row reads two panels at once: each of its outputs keeps the bits of the same
+// row in a product of more rows, for C =, C += and C = (A·B + bias) + C.
+TEST(Gemm, OneRowGivesTheBitsOfThatRowAmongMore) {
+  for (std::size_t n : {16u, 32u, 33u, 48u, 70u})
+    for (std::size_t k : {1u, 64u, 300u}) {
+      const std::size_t m = 3;
+      const auto a = wa_test::random_vector(m * k, 41 + n);
+      const auto w = wa_test::random_vector(n * k, 42 + k);
+      const auto bias = wa_test::random_vector(n, 43);
+      const auto start = wa_test::random_vector(m * n, 44);
+      wa::FloatBuffer packed;
+      ASSERT_TRUE(packed.allocate(wa::packed_panel_floats(n, k)));
+      wa::pack_transposed(w.data(), n, k, k, packed.get());
+      for (int kind = 0; kind < 3; ++kind) {
+        std::vector<float> many(start), one(start.begin() + n, start.begin() + 2 * n);
+        const float* row = a.data() + k;  // row 1: the second row of the first pair
+        if (kind == 0) {
+          wa::gemm_packed(m, n, k, a.data(), k, packed.get(), k, bias.data(), many.data(), n);
+          wa::gemm_packed(1, n, k, row, k, packed.get(), k, bias.data(), one.data(), n);
+        } else if (kind == 1) {
+          wa::gemm_packed_accumulate(m, n, k, a.data(), k, packed.get(), k, many.data(), n);
+          wa::gemm_packed_accumulate(1, n, k, row, k, packed.get(), k, one.data(), n);
+        } else {
+          wa::gemm_packed_add(m, n, k, a.data(), k, packed.get(), k, bias.data(), many.data(), n);
+          wa::gemm_packed_add(1, n, k, row, k, packed.get(), k, bias.data(), one.data(), n);
+        }
+        EXPECT_EQ(std::memcmp(many.data() + n, one.data(), n * sizeof(float)), 0)
+            << "n=" << n << " k=" << k << " kind=" << kind;
+      }
+    }
+}
+
 // Threads split a projection by rows and by columns: every split gives the same bits.
 TEST(GemmRows, AnySplitOfRowsAndColumnsGivesTheSameBits) {
   const std::size_t m = 11, n = 37, k = 67;
