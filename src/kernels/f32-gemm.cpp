@@ -49,9 +49,12 @@ inline void gemm_tile(std::size_t k, const float* a, std::size_t lda, const floa
 }
 
 // One row × two whole panels (32 columns): a decode step's product, bound by reading the panels.
-// Two panels stream at once, which V8 turned into 10–15 % more bytes per second than one at a time
-// (a 2048 × 2048 matrix from memory, 17–19 → 18–21 GB/s). Each column's sum is the same as
-// gemm_tile's, step for step.
+// Two panels stream at once. Measured in V8 (interleaved A/B, one thread), a GQA 2048/32/8 decode
+// step whose panels hold 2048 steps (128 KiB each) took 0.67–0.71× the time of one panel at a time;
+// the 135M-shaped model, whose panels mostly hold 576 steps (36 KiB), took 1.12–1.24× — presumably
+// each stream must be long enough for the hardware prefetcher to get ahead of it. Hence the
+// threshold. Each column's sum is the same as gemm_tile's, step for step.
+constexpr std::size_t kTwoPanelMinSteps = 1024;
 template <bool ACCUMULATE>
 inline void gemm_row_two_panels(std::size_t k, const float* a, const float* panel, std::size_t panel_floats,
                                 const float* bias, float* c) {
@@ -78,7 +81,7 @@ template <bool ACCUMULATE>
 void gemm_panels(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* packed,
                  std::size_t packed_k, const float* bias, float* c, std::size_t ldc) {
   std::size_t first_panel = 0;
-  if (m == 1)
+  if (m == 1 && k >= kTwoPanelMinSteps)
     for (; first_panel + 2 * kPanelWidth <= n; first_panel += 2 * kPanelWidth)
       gemm_row_two_panels<ACCUMULATE>(k, a, packed + first_panel * packed_k, kPanelWidth * packed_k,
                                       bias ? bias + first_panel : nullptr, c + first_panel);

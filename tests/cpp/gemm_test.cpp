@@ -88,7 +88,7 @@ TEST(GemmRows, GivesTheBitsOfThePackedProduct) {
 // row in a product of more rows, for C =, C += and C = (A·B + bias) + C.
 TEST(Gemm, OneRowGivesTheBitsOfThatRowAmongMore) {
   for (std::size_t n : {16u, 32u, 33u, 48u, 70u})
-    for (std::size_t k : {1u, 64u, 300u}) {
+    for (std::size_t k : {1u, 64u, 300u, 1024u, 1100u}) {
       const std::size_t m = 3;
       const auto a = wa_test::random_vector(m * k, 41 + n);
       const auto w = wa_test::random_vector(n * k, 42 + k);
