@@ -35,6 +35,7 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
     },
     model: {
       load(url) {
+        if (worker.broken) return Promise.reject(worker.broken);
         return new Promise((resolveLoad, rejectLoad) => {
           loading = { resolve: resolveLoad, reject: rejectLoad };
           worker.post({ type: MESSAGE.modelLoad, url: String(url) });
@@ -43,6 +44,12 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
       generate(request, onEvent) {
         const id = nextId++;
         listeners.clear(); // only the newest generation is followed
+        if (worker.broken) {
+          // Told after it returns, as a live worker's events are: the caller has its id by then.
+          const error = worker.broken;
+          queueMicrotask(() => onEvent({ type: MESSAGE.modelDone, id, reason: 'error', error }));
+          return id;
+        }
         listeners.set(id, onEvent);
         worker.post({ type: MESSAGE.modelGenerate, id, ...request });
         return id;
@@ -109,9 +116,16 @@ export function startEngine({ threads = 'auto', url = new URL('./engine-worker.j
     }
   };
 
+  // A worker that broke answers nothing more: a model still loading and the followed generation end
+  // with its reason too (a generation as the worker would end it, with model-done and an error).
   const onFail = (error) => {
     for (const { reject } of pending.values()) reject(error);
     pending.clear();
+    const waiter = loading;
+    loading = null;
+    waiter?.reject(error);
+    for (const [id, onEvent] of listeners) onEvent({ type: MESSAGE.modelDone, id, reason: 'error', error });
+    listeners.clear();
   };
 
   return startWorkerClient({

@@ -80,10 +80,20 @@ test('a worker that dies after ready: every waiting request fails with the reaso
       const settle = (p) => p.then(() => 'resolved', text);
 
       const engine = await m.engine.startEngine({ url: url() });
+      const generation = [];
+      const onEvent = (msg) =>
+        generation.push({ type: msg.type, id: msg.id, reason: msg.reason, error: text(msg.error) });
+      const generating = engine.model.generate({ prompt: 'x' }, onEvent);
+      const load = settle(engine.model.load('/nowhere/model.json'));
       const run = settle(engine.run([]));
       const steps = settle(engine.model.steps({ run: 0, layer: 0, head: 0, query: 0 }));
       const engineOut = { info: engine.info, note: engine.note, run: await run, steps: await steps };
+      engineOut.load = await load;
       engineOut.later = await settle(engine.run([]));
+      engineOut.laterLoad = await settle(engine.model.load('/nowhere/model.json'));
+      const laterGenerating = engine.model.generate({ prompt: 'y' }, onEvent);
+      await new Promise((r) => setTimeout(r, 0));
+      Object.assign(engineOut, { generation, generating, laterGenerating });
 
       const open = await m.open.startOpenModelWorker({ url: url() });
       const events = [];
@@ -100,9 +110,16 @@ test('a worker that dies after ready: every waiting request fails with the reaso
   const died = (what, type) => new RegExp(`^Error: ${what} stopped: .*died at ${type}`);
   expect(r.engine.info).toEqual({ threads: 1 });
   expect(r.engine.note).toBe('stand-in');
-  expect(r.engine.run).toMatch(died('the engine worker', 'run'));
+  // The first request posted (the generation) killed it: every waiter gets that one reason.
+  expect(r.engine.run).toMatch(died('the engine worker', 'model-generate'));
   expect(r.engine.steps).toBe(r.engine.run);
+  expect(r.engine.load).toBe(r.engine.run);
   expect(r.engine.later).toBe(r.engine.run);
+  expect(r.engine.laterLoad).toBe(r.engine.run);
+  expect(r.engine.generation).toEqual([
+    { type: 'model-done', id: r.engine.generating, reason: 'error', error: r.engine.run },
+    { type: 'model-done', id: r.engine.laterGenerating, reason: 'error', error: r.engine.run },
+  ]);
   expect(r.open.info).toEqual({ threads: 1 });
   expect(r.open.load).toMatch(died('the worker of "Open a model"', 'run'));
   expect(r.open.events).toEqual([{ type: 'run-failed', error: r.open.load }]);
