@@ -75,6 +75,17 @@ function sourceSection() {
     ),
     el('p', { class: 'status', 'aria-live': 'polite', 'data-testid': 'om-status' }),
     el('p', { class: 'status', 'data-testid': 'om-memory' }),
+    el(
+      'div',
+      { class: 'buttons' },
+      el('button', {
+        type: 'button',
+        'data-testid': 'om-close',
+        disabled: '',
+        title: 'Stops what it is doing, frees its memory in the engine, and lets you open another',
+        text: 'Close model',
+      }),
+    ),
     el('div', { class: 'error', role: 'alert', 'data-testid': 'om-error', hidden: '' }),
   );
 }

@@ -23,6 +23,9 @@
 //                 predictions: per position [{ id, label, prob }] (the masked-LM head's best 3) or null
 //     either   → { type: 'run-failed', id, error }
 //   { type: 'stop', id }                             ends generation `id` after the token being computed
+//   { type: 'close', id }                            cancels a load in flight, stops a run and waits
+//        for its end, then disposes the model (its session went with the run)
+//     → { type: 'closed', id, memory }               memory: what the engine holds once it is gone
 //
 // attention: per layer a Float32Array [heads, rows, keys]; memory: attn.memory().
 // error: { name, message } (worker-protocol.js's thrownData / reviveError).
@@ -43,4 +46,6 @@ export const OPEN = Object.freeze({
   encoded: 'encoded',
   runFailed: 'run-failed',
   stop: 'stop',
+  close: 'close',
+  closed: 'closed',
 });
