@@ -66,6 +66,14 @@ function sourceSection() {
           ['int8', 'int8: a quarter, per-row scales'],
         ]),
       ),
+      field(
+        'K/V cache of each run',
+        choice('om-kv-dtype', [
+          ['f32', 'f32: as float32'],
+          ['f16', 'f16: half the bytes'],
+          ['bf16', 'bf16: half the bytes'],
+        ]),
+      ),
     ),
     el(
       'div',

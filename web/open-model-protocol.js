@@ -14,6 +14,7 @@
 //     | { type: 'load-failed', id, error, cancelled, memory }
 //   { type: 'cancel', id }                           aborts load `id` (or stops run `id`)
 //   { type: 'run', id, text | ids, maxNew, temperature, topK, seed }
+//        kvDtype: how a decoder's session stores K and V (createSession's kvDtype: f32, f16, bf16)
 //     a decoder → { type: 'prompt', id, ids, labels, attention }    the prompt but its last token, fed at once
 //              → { type: 'token', id, token: { id, label, piece }, rows }   per new token; rows: the
 //                 attention of the position that chose it (per layer [heads, keys])

@@ -67,7 +67,7 @@ async function generate(ctx, msg, ids) {
   const maxNew = Math.max(0, Math.min(msg.maxNew, maxPositions - ids.length));
   const job = { id: msg.id, stopped: false };
   running = job;
-  const session = model.createSession({ maxLength: ids.length + maxNew });
+  const session = model.createSession({ maxLength: ids.length + maxNew, kvDtype: msg.kvDtype ?? 'f32' });
   const start = performance.now();
   try {
     // The prompt but its last token at once (its maps); generate feeds the last one, and the row

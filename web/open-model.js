@@ -126,6 +126,7 @@ function createOpenModelTab(panel) {
     $['run-status'].textContent = '';
     showErrors($['run-error'], []);
     $.stop.disabled = true;
+    $['kv-dtype'].disabled = false;
     delete panel.dataset.drawn;
   }
 
@@ -235,7 +236,8 @@ function createOpenModelTab(panel) {
       else if (msg.type === OPEN.done) finishRun(run, msg);
       if (msg.memory) {
         test.memory = msg.memory;
-        $.memory.textContent = memoryText(msg.memory, s.fileBytes ?? s.model.files.reduce((a, f) => a + f.bytes, 0));
+        const bytes = s.fileBytes ?? s.model.files.reduce((a, f) => a + f.bytes, 0);
+        $.memory.textContent = memoryText(msg.memory, bytes, c.causal ? request.kvDtype : null);
       }
       if (run.done) {
         $.stop.disabled = true;
