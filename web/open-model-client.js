@@ -10,7 +10,8 @@ import { startWorkerClient } from './worker-client.js';
  * the reason it could not load.
  *   load({ files } | { url }, onProgress) → { id, done: Promise<loaded> }; done rejects with the
  *     worker's error (revived), its `cancelled` true when cancel(id) stopped it
- *   cancel(id); run(request, onEvent) → id, onEvent(msg) for each of its messages; stop(id); terminate()
+ *   cancel(id); run(request, onEvent) → id, onEvent(msg) for each of its messages; stop(id);
+ *   close() → Promise<{ memory }> once the worker has freed the model; terminate()
  */
 export function startOpenModelWorker({
   threads = 'auto',
@@ -18,6 +19,7 @@ export function startOpenModelWorker({
 } = {}) {
   const loads = new Map(); // id → { resolve, reject, onProgress }
   const runs = new Map(); // id → onEvent
+  const closes = new Map(); // id → resolve
   let nextId = 1;
 
   const client = ({ info, note }, worker) => ({
@@ -45,6 +47,15 @@ export function startOpenModelWorker({
     },
     stop(id) {
       worker.post({ type: OPEN.stop, id });
+    },
+    close() {
+      if (worker.broken) return Promise.reject(worker.broken);
+      const id = nextId++;
+      runs.clear(); // what the closed model's run still sends is not wanted
+      return new Promise((resolve, reject) => {
+        closes.set(id, { resolve, reject });
+        worker.post({ type: OPEN.close, id });
+      });
     },
     terminate: worker.terminate,
   });
@@ -74,8 +85,14 @@ export function startOpenModelWorker({
     onEvent(msg);
   };
 
+  const onClosed = (msg) => {
+    closes.get(msg.id)?.resolve(msg);
+    closes.delete(msg.id);
+  };
+
   const onMessage = (msg) => {
-    if (msg.type === OPEN.progress || msg.type === OPEN.loaded || msg.type === OPEN.loadFailed) onLoad(msg);
+    if (msg.type === OPEN.closed) onClosed(msg);
+    else if (msg.type === OPEN.progress || msg.type === OPEN.loaded || msg.type === OPEN.loadFailed) onLoad(msg);
     else onRun(msg);
   };
 
@@ -84,6 +101,8 @@ export function startOpenModelWorker({
     loads.clear();
     for (const onEvent of runs.values()) onEvent({ type: OPEN.runFailed, error });
     runs.clear();
+    for (const { reject } of closes.values()) reject(error);
+    closes.clear();
   };
 
   return startWorkerClient({

@@ -66,6 +66,14 @@ function sourceSection() {
           ['int8', 'int8: a quarter, per-row scales'],
         ]),
       ),
+      field(
+        'K/V cache of each run',
+        choice('om-kv-dtype', [
+          ['f32', 'f32: as float32'],
+          ['f16', 'f16: half the bytes'],
+          ['bf16', 'bf16: half the bytes'],
+        ]),
+      ),
     ),
     el(
       'div',
@@ -75,6 +83,17 @@ function sourceSection() {
     ),
     el('p', { class: 'status', 'aria-live': 'polite', 'data-testid': 'om-status' }),
     el('p', { class: 'status', 'data-testid': 'om-memory' }),
+    el(
+      'div',
+      { class: 'buttons' },
+      el('button', {
+        type: 'button',
+        'data-testid': 'om-close',
+        disabled: '',
+        title: 'Stops what it is doing, frees its memory in the engine, and lets you open another',
+        text: 'Close model',
+      }),
+    ),
     el('div', { class: 'error', role: 'alert', 'data-testid': 'om-error', hidden: '' }),
   );
 }

@@ -10,6 +10,8 @@ export function fitRunForm($, { config: c, hasTokenizer }) {
   const decoder = c.causal;
   for (const key of DECODING_FIELDS) $[key].closest('label').hidden = !decoder;
   $.stop.hidden = !decoder;
+  // an encoder keeps no K/V cache (factsText says so), so there is nothing for the choice to store
+  $['kv-dtype'].disabled = !decoder;
   $.run.textContent = decoder ? 'Generate' : 'Encode';
   const help = $['prompt-help'];
   if (hasTokenizer) {
@@ -51,6 +53,7 @@ function decodingOf($) {
     temperature: sample ? Math.max(0.05, number($.temperature, 0.8)) : 0,
     topK: sample ? Math.max(0, Math.floor(number($['top-k'], 0))) : 0,
     seed: Math.floor(number($.seed, 1)),
+    kvDtype: $['kv-dtype'].value,
   };
 }
 

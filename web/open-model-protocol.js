@@ -14,6 +14,7 @@
 //     | { type: 'load-failed', id, error, cancelled, memory }
 //   { type: 'cancel', id }                           aborts load `id` (or stops run `id`)
 //   { type: 'run', id, text | ids, maxNew, temperature, topK, seed }
+//        kvDtype: how a decoder's session stores K and V (createSession's kvDtype: f32, f16, bf16)
 //     a decoder → { type: 'prompt', id, ids, labels, attention }    the prompt but its last token, fed at once
 //              → { type: 'token', id, token: { id, label, piece }, rows }   per new token; rows: the
 //                 attention of the position that chose it (per layer [heads, keys])
@@ -23,6 +24,9 @@
 //                 predictions: per position [{ id, label, prob }] (the masked-LM head's best 3) or null
 //     either   → { type: 'run-failed', id, error }
 //   { type: 'stop', id }                             ends generation `id` after the token being computed
+//   { type: 'close', id }                            cancels a load in flight, stops a run and waits
+//        for its end, then disposes the model (its session went with the run)
+//     → { type: 'closed', id, memory }               memory: what the engine holds once it is gone
 //
 // attention: per layer a Float32Array [heads, rows, keys]; memory: attn.memory().
 // error: { name, message } (worker-protocol.js's thrownData / reviveError).
@@ -43,4 +47,6 @@ export const OPEN = Object.freeze({
   encoded: 'encoded',
   runFailed: 'run-failed',
   stop: 'stop',
+  close: 'close',
+  closed: 'closed',
 });

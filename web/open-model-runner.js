@@ -5,6 +5,7 @@ import { thrownData, transferList } from './worker-protocol.js';
 import { OPEN } from './open-model-protocol.js';
 
 let running = null; // { id, stopped } of the generation in flight
+let ended = Promise.resolve(); // settles when the run in flight (if any) has returned
 
 /** A token's text as a label: decoded alone, special tokens kept; its id without a tokenizer. */
 const labeller =
@@ -66,7 +67,7 @@ async function generate(ctx, msg, ids) {
   const maxNew = Math.max(0, Math.min(msg.maxNew, maxPositions - ids.length));
   const job = { id: msg.id, stopped: false };
   running = job;
-  const session = model.createSession({ maxLength: ids.length + maxNew });
+  const session = model.createSession({ maxLength: ids.length + maxNew, kvDtype: msg.kvDtype ?? 'f32' });
   const start = performance.now();
   try {
     // The prompt but its last token at once (its maps); generate feeds the last one, and the row
@@ -128,8 +129,14 @@ async function generate(ctx, msg, ids) {
  * Runs a prompt (a 'run' message) on the model in `context`: { model, tokenized, attn, post }.
  * A newer run stops the one in flight.
  */
-export async function runPrompt(context, msg) {
+export function runPrompt(context, msg) {
   if (running) running.stopped = true;
+  const run = runOnce(context, msg);
+  ended = run;
+  return run;
+}
+
+async function runOnce(context, msg) {
   const { model, post } = context;
   try {
     if (!model) throw new Error('no model is loaded');
@@ -145,6 +152,14 @@ export async function runPrompt(context, msg) {
   } catch (e) {
     post({ type: OPEN.runFailed, id: msg.id, error: thrownData(e) });
   }
+}
+
+/**
+ * Settles once no run is in flight: a model may be disposed only then, since generate still reads
+ * it (and its session) between the tokens.
+ */
+export function runsEnded() {
+  return ended;
 }
 
 /** Ends generation `id` after the token being computed (every one, without an id). */

@@ -49,14 +49,17 @@ export function runErrorText(e) {
   return `The model could not run this prompt — ${e.name}: ${bare(e.message)}.`;
 }
 
-/** attn.memory() (and the checkpoint's bytes, when known) as one line. */
-export function memoryText(memory, fileBytes) {
+/**
+ * attn.memory() (and the checkpoint's bytes, when known) as one line; kvDtype: how the caches of the
+ * run it was taken in store K and V, when it was a decoder's.
+ */
+export function memoryText(memory, fileBytes, kvDtype = null) {
   const parts = [];
   if (fileBytes) parts.push(`files ${sizeText(fileBytes)}`);
   if (memory) {
     parts.push(
       `engine memory ${sizeText(memory.heapBytes)} (weights ${sizeText(memory.weightBytes)}, ` +
-        `caches ${sizeText(memory.cacheBytes)})`,
+        `caches ${sizeText(memory.cacheBytes)}${kvDtype ? `, K/V as ${kvDtype}` : ''})`,
     );
   }
   return parts.length ? `Memory: ${parts.join(' · ')}` : '';
@@ -88,7 +91,8 @@ export function factsText(c, dtype = 'f32') {
   return (
     `${c.modelType}, ${kind}. ${c.numLayers} layers × ${c.numHeads} heads${kv}, d_model ${c.hiddenSize}, ` +
     `heads of ${c.headDim}, ${c.vocabSize.toLocaleString('en')} tokens in its vocabulary, up to ` +
-    `${c.maxPositions.toLocaleString('en')} positions. Weight matrices stored as ${dtype} in the engine.`
+    `${c.maxPositions.toLocaleString('en')} positions. Weight matrices stored as ${dtype} in the engine.` +
+    (c.causal ? '' : ' No K/V cache: it encodes the whole text at once, so the K/V choice does not apply.')
   );
 }
 

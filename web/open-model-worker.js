@@ -5,7 +5,7 @@
 // requests and draws what comes back. Messages: open-model-protocol.js; the runs: open-model-runner.js.
 import { thrownData } from './worker-protocol.js';
 import { OPEN } from './open-model-protocol.js';
-import { runPrompt, stopRun } from './open-model-runner.js';
+import { runPrompt, runsEnded, stopRun } from './open-model-runner.js';
 
 const ENGINE_URL = '../dist/index.mjs';
 // How often reading progress is posted: often enough to move a bar, rarely enough not to flood.
@@ -163,6 +163,22 @@ async function load(msg) {
   }
 }
 
+/** Frees the model: a load in flight disposes what it gets (it is no longer `loading`). */
+async function close(msg) {
+  loading?.controller.abort();
+  loading = null;
+  stopRun();
+  const closing = model;
+  await runsEnded();
+  // a load that began meanwhile has disposed this model itself, and the new one is not ours to close
+  if (model === closing) {
+    model?.dispose();
+    model = null;
+    tokenized = false;
+  }
+  post({ type: OPEN.closed, id: msg.id, memory: attn ? attn.memory() : null });
+}
+
 function hasTokenizer(m) {
   try {
     m.decode([]);
@@ -193,6 +209,9 @@ self.onmessage = async ({ data: msg }) => {
       break;
     case OPEN.stop:
       stopRun(msg.id);
+      break;
+    case OPEN.close:
+      await close(msg);
       break;
     default:
       break;

@@ -48,7 +48,7 @@ function createOpenModelTab(panel) {
     mapsGap: MAPS_EVERY_MS,
   };
   const test = {
-    state: 'idle', // idle | starting | loading | ready | failed | cancelled
+    state: 'idle', // idle | starting | loading | ready | failed | cancelled | closing
     loads: 0, // attempts to open a model that have ended (opened, refused, failed or cancelled)
     error: null, // the error box's text
     runError: null,
@@ -88,6 +88,8 @@ function createOpenModelTab(panel) {
   const setState = (state) => {
     test.state = state;
     panel.dataset.state = state;
+    // something is open, or on its way: closing it means something
+    $.close.disabled = !(state === 'starting' || state === 'loading' || state === 'ready');
     if (state === 'ready' || state === 'failed' || state === 'cancelled') test.loads++;
   };
   const showError = (text) => {
@@ -110,9 +112,22 @@ function createOpenModelTab(panel) {
     s.model = null;
     s.run = null;
     s.runId++; // what a run of the old model still sends is not drawn
+    s.textVersion = null;
     test.config = null;
+    test.runError = null;
     $.model.hidden = true;
     $.views.hidden = true;
+    // the next model's section must not show this one's tokens before its own run is drawn
+    $.tokens.replaceChildren();
+    $.output.textContent = '';
+    $.output.hidden = true;
+    $.predictions.replaceChildren();
+    $.predictions.hidden = true;
+    $['run-status'].textContent = '';
+    showErrors($['run-error'], []);
+    $.stop.disabled = true;
+    $['kv-dtype'].disabled = false;
+    delete panel.dataset.drawn;
   }
 
   async function load(source, { where, fileBytes }) {
@@ -221,7 +236,8 @@ function createOpenModelTab(panel) {
       else if (msg.type === OPEN.done) finishRun(run, msg);
       if (msg.memory) {
         test.memory = msg.memory;
-        $.memory.textContent = memoryText(msg.memory, s.fileBytes ?? s.model.files.reduce((a, f) => a + f.bytes, 0));
+        const bytes = s.fileBytes ?? s.model.files.reduce((a, f) => a + f.bytes, 0);
+        $.memory.textContent = memoryText(msg.memory, bytes, c.causal ? request.kvDtype : null);
       }
       if (run.done) {
         $.stop.disabled = true;
@@ -282,6 +298,37 @@ function createOpenModelTab(panel) {
     setState('failed');
   }
 
+  /** Closes the model (or stops it opening): the worker frees it, and the tab is as it was at first. */
+  async function closeModel() {
+    s.loadId++; // the load in flight, if any, ends as the worker cancels it: nothing of it is shown
+    s.cancel = null;
+    resetModel();
+    s.fileBytes = null;
+    test.files = null;
+    $.loading.hidden = true;
+    showError('');
+    $.facts.textContent = '';
+    $['files-list'].textContent = '';
+    setState('closing');
+    $.status.textContent = 'Closing the model…';
+    const closeId = s.loadId;
+    try {
+      const worker = await client;
+      const { memory } = await worker.close();
+      if (closeId !== s.loadId) return; // another model is on its way: its lines are its own
+      test.memory = memory;
+      $.memory.textContent = memoryText(memory, null);
+      $.status.textContent = 'The model was closed and its memory freed. Open another one above.';
+    } catch (e) {
+      if (closeId !== s.loadId) return;
+      $.memory.textContent = '';
+      $.status.textContent = '';
+      // the worker is gone: the next model starts a new one, which is a clean state too
+      showError(`The worker of this tab stopped while closing the model — ${e.name}: ${e.message}.`);
+    }
+    setState('idle');
+  }
+
   async function openFiles(files, how) {
     showError('');
     const picked = await pickCheckpoint(files);
@@ -299,6 +346,7 @@ function createOpenModelTab(panel) {
     problem: refuse,
   });
   bindRunForm($, runPrompt);
+  $.close.addEventListener('click', closeModel);
   // A token pointed at: its row marked in every map (the chips are redrawn, so listen on their box).
   $.tokens.addEventListener('pointerover', (e) => {
     const chip = e.target.closest('[data-testid=om-token]');

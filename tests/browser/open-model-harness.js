@@ -25,8 +25,9 @@ const expectedOf = (name) => JSON.parse(fs.readFileSync(path.join(FIXTURES, name
 /**
  * What the package gives in Node for a fixture: its greedy continuation (loadModel + generate), or for
  * an encoder the ids, and each position's best token where its best two logits are > 1e-3 apart.
+ * kvDtype: the decoder's K/V cache stored so (createSession's kvDtype), as the page's runs do.
  */
-async function nodeResult(name, prompt, { maxNewTokens = 6, sampling = {}, dtype = 'f32' } = {}) {
+async function nodeResult(name, prompt, { maxNewTokens = 6, sampling = {}, dtype = 'f32', kvDtype = null } = {}) {
   const attn = await createAttention({ threads: 1 });
   try {
     const model = await loadModel(attn, path.isAbsolute(name) ? name : path.join(FIXTURES, name), { dtype });
@@ -42,7 +43,9 @@ async function nodeResult(name, prompt, { maxNewTokens = 6, sampling = {}, dtype
       return { ids: Array.from(ids), best };
     }
     const ids = typeof prompt === 'string' ? model.encode(prompt) : Int32Array.from(prompt);
-    const out = await model.generate(ids, { maxNewTokens, ...sampling });
+    // kvDtype: generate's own session would store K and V as f32
+    const session = kvDtype ? { session: model.createSession({ kvDtype }) } : {};
+    const out = await model.generate(ids, { maxNewTokens, ...sampling, ...session });
     return { ids: Array.from(ids), newIds: Array.from(out.ids), text: out.text };
   } finally {
     attn.dispose();
