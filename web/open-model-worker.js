@@ -109,12 +109,22 @@ async function readFiles({ config, tokenizer, weights }, signal, progress) {
 
 async function load(msg) {
   loading?.controller.abort();
-  stopRun();
-  model?.dispose();
-  model = null;
   const controller = new AbortController();
   const job = { id: msg.id, controller };
   loading = job;
+  // The open model goes, but only once a generation still using it has returned (as close waits).
+  stopRun();
+  const previous = model;
+  model = null;
+  await runsEnded();
+  previous?.dispose();
+  if (controller.signal.aborted) {
+    // a close or a newer load came while the run ended: this one is cancelled before it began
+    const error = thrownData(new Error('cancelled'));
+    post({ type: OPEN.loadFailed, id: msg.id, error, cancelled: true, memory: attn.memory() });
+    if (loading === job) loading = null;
+    return;
+  }
   const progress = progressPoster(msg.id);
   const sizes = new Map();
   const start = performance.now();

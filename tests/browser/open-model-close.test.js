@@ -1,7 +1,8 @@
 // "Open a model" → Close model in Chromium: a model opened and run, then closed from the keyboard
 // (the worker disposes it: the weights it reported go to 0, the tab is back to its empty state),
 // then another model opened and run as in Node; closing during a long generation and during a
-// stalled download stops them first, and the page opens the next model after each.
+// stalled download stops them first, and the page opens the next model after each. Opening a model
+// while a generation runs also ends the run before the old model is freed.
 const fs = require('node:fs');
 const path = require('node:path');
 const {
@@ -169,6 +170,43 @@ test('closing during a stalled download cancels it: nothing is kept, no error is
   // The browser logs the download the close aborted, and only that.
   const aborted = problems.splice(earlier);
   expect(aborted.every((p) => p.startsWith(`request failed: ${hub.url}gpt2/model.safetensors`))).toBe(true);
+});
+
+test('opening another model during a long generation ends the run first; the new model runs as in Node', async () => {
+  await closeFromKeyboard(); // the gpt2 of the test before
+  const dir = writeRandomGpt2({ layers: 4, hidden: 256, heads: 4, vocab: 2048, positions: 512, seed: 6 });
+  const name = 'llama-gqa-llama3-sharded';
+  const { prompt } = expectedOf(name);
+  try {
+    const opened = await openFiles([path.join(dir, 'config.json'), path.join(dir, 'model.safetensors')]);
+    expect(opened).toEqual({ state: 'ready', error: null });
+    const before = await page.evaluate(() => window.__openModel.run?.id ?? 0);
+    await page.fill('[data-testid=om-prompt]', '5 6 7');
+    await page.fill('[data-testid=om-max-new]', '256');
+    await page.click('[data-testid=om-run]');
+    const midway = await page.evaluate(
+      (b) =>
+        new Promise((resolve) => {
+          const check = () => {
+            const r = window.__openModel.run;
+            if (!(r && r.id > b && r.ids.length >= r.promptLength + 3)) return setTimeout(check, 0);
+            return resolve(r.done);
+          };
+          check();
+        }),
+      before,
+    );
+    expect(midway).toBe(false);
+    // The next model's files, chosen while the generation runs.
+    const [reopened, want] = await Promise.all([openFiles(fixtureFiles(name)), nodeResult(name, prompt)]);
+    expect(reopened).toEqual({ state: 'ready', error: null });
+    expect(await page.evaluate(() => window.__openModel.error)).toBe(null);
+    const run = await runPrompt(page, { prompt, maxNew: 6 });
+    expect(run.newIds).toEqual(want.newIds);
+    expect(run.text).toBe(want.text);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('no console error, failed request or page error while closing models', () => {
