@@ -34,6 +34,7 @@ const KNOWN = [
   'highlightRow',
   'onHover',
   'onSelect',
+  'onCursor',
   'height',
   'cursor',
   'numberFrom',
@@ -53,6 +54,7 @@ function validate(o, element) {
   checkIndex(VIEW, 'highlightRow', o.highlightRow, -1, Number.MAX_SAFE_INTEGER);
   checkFunction(VIEW, 'onHover', o.onHover);
   checkFunction(VIEW, 'onSelect', o.onSelect);
+  checkFunction(VIEW, 'onCursor', o.onCursor);
   checkNumberFrom(VIEW, o.numberFrom);
   if (o.cursor != null) {
     if (typeof o.cursor !== 'object')
@@ -87,7 +89,7 @@ function labelMeasurer() {
 /**
  * @param {HTMLElement} element
  * @param {{ weights: Float32Array, queryTokens: string[], keyTokens?: string[], causal?: boolean, title?: string,
- *   highlightRow?: number, onHover?: Function, onSelect?: Function, height?: number, legend?: boolean,
+ *   highlightRow?: number, onHover?: Function, onSelect?: Function, onCursor?: Function, height?: number, legend?: boolean,
  *   controls?: boolean }} options
  */
 export function createHeatmap(element, options) {
@@ -247,6 +249,9 @@ export function createHeatmap(element, options) {
       pan = panToShow(layout, cursor.i, cursor.j);
       show(cursor, 'keyboard');
       draw();
+      // Every key that moves the cursor (Page Up/Down need the layout's rows) reports it, so a page
+      // keeping its own copy of the cell never has to repeat the key handling.
+      if (o.onCursor) o.onCursor({ query: cursor.i, key: cursor.j });
     },
     focus(on) {
       cursor = on ? { ...lastCell } : null;

@@ -23,6 +23,8 @@ export interface HeatmapOptions {
   onHover?: (cell: { query: number; key: number } | null) => void;
   /** Extension: called on a click or tap on a cell, or Enter/Space on the keyboard cursor's cell. */
   onSelect?: (cell: { query: number; key: number }) => void;
+  /** Extension: called with the cursor's cell whenever a key (arrow, Home/End, Page Up/Down) moves it; not when `cursor` is set. */
+  onCursor?: (cell: { query: number; key: number }) => void;
   /** Extension: the grid's height at zoom 1 in CSS pixels (default: 70 % of the window, at most the width). */
   height?: number;
   /** Extension: token positions in the read-out count from 0 (default, as the arrays are indexed) or 1. */

@@ -5,7 +5,6 @@ import { validHeadCounts } from './settings.js';
 import { el } from './dom.js';
 
 const DEBOUNCE_MS = 150;
-const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End'];
 
 /** The row whose label (left of the grid) a click is on, or -1 (from the map's drawn layout). */
 function rowLabelAt(canvas, e) {
@@ -23,7 +22,6 @@ function rowLabelAt(canvas, e) {
  * @param {(delayMs: number) => void} h.settingsChanged
  * @param {(canvas) => object|null} h.mapOf               → the map of a heatmap canvas, or null
  * @param {(canvas, i: number) => void} h.pickRow          click on a row label
- * @param {(canvas, key: string) => void} h.key            a cursor key pressed on a focused heatmap
  * @param {(canvas, focused: boolean) => void} h.focus
  * @param {(query: number) => void} h.pickQuery
  * @param {(view: string) => void} h.pickView
@@ -35,7 +33,7 @@ export function bindControls(h) {
   const form = $('controls');
 
   // The maps (wasm-attention/viz heatmaps) read out the hovered cell and call onSelect on a click
-  // or Enter themselves; the page adds the row labels' click and keeps the keyboard cursor.
+  // or Enter themselves and report their keyboard cursor (onCursor); the page adds the row labels' click.
   const mapCanvas = (e) => (e.target instanceof HTMLCanvasElement && h.mapOf(e.target) ? e.target : null);
   for (const id of ['self-map', 'mha-maps']) {
     const area = $(id);
@@ -43,10 +41,6 @@ export function bindControls(h) {
       const canvas = mapCanvas(e);
       const i = canvas ? rowLabelAt(canvas, e) : -1;
       if (i >= 0) h.pickRow(canvas, i);
-    });
-    area.addEventListener('keydown', (e) => {
-      const canvas = mapCanvas(e);
-      if (canvas && CURSOR_KEYS.includes(e.key) && !e.altKey) h.key(canvas, e.key);
     });
     area.addEventListener('focusin', (e) => {
       if (mapCanvas(e)) h.focus(e.target, true);

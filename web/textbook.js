@@ -5,7 +5,7 @@ import { tokenize } from './tokenize.js';
 import { LIMITS, readSettings, settingsProblems } from './settings.js';
 import { createInputBuilder, engineGroups } from './inputs.js';
 import { createRequests } from './requests.js';
-import { fitSelection, initialSelection, moveCell, pickQuery } from './selection.js';
+import { fitSelection, initialSelection, pickQuery } from './selection.js';
 import { createViews } from './views.js';
 import { bindControls } from './controls.js';
 import { describeError, showEngine, showErrors } from './status.js';
@@ -34,6 +34,10 @@ export function createTextbook() {
   const views = createViews({
     tokenLimit: LIMITS.tokens,
     onPick: (key, i) => select(pickQuery(page.selection, key, i)),
+    // The map moved its cursor itself: only remembered, so a later render puts it back there.
+    onCursor: (cell) => {
+      page.selection = { ...page.selection, cell };
+    },
   });
   const ui = () => ({ run: page.run, focused: page.focused });
 
@@ -122,13 +126,6 @@ export function createTextbook() {
     mapOf: (canvas) => views.mapOf(canvas),
     pickRow(canvas, i) {
       select(pickQuery(page.selection, views.mapOf(canvas).key, i));
-    },
-    /** A cursor key on a focused map (Enter is the map's onSelect): the cursor moves, read out under it. */
-    key(canvas, key) {
-      const cell = moveCell(page.selection.cell, key, views.mapOf(canvas).n);
-      if (!cell) return;
-      page.selection = { ...page.selection, cell };
-      views.setCursor(canvas, cell);
     },
     focus(canvas, focused) {
       const key = views.mapOf(canvas).key;

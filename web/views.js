@@ -42,11 +42,12 @@ const barScale = (max, what) =>
   `The bars' axis runs 0 … ${max.toPrecision(3)}, the largest weight of ${what}.`;
 
 /**
- * @param {{ tokenLimit: number, onPick(key: string, query: number), onHover?() }} o
+ * @param {{ tokenLimit: number, onPick(key: string, query: number), onCursor(cell), onHover?() }} o
  *   onPick: a click or tap on a cell, or Enter on a map's cursor (its query row is followed below)
+ *   onCursor: a key moved a map's keyboard cursor to cell { i, j }
  * @returns {{ render(run, sel, ui), select(run, sel, ui), setCursor(canvas, cell), mapOf(canvas), mapByKey(key), shown() }}
  */
-export function createViews({ tokenLimit, onPick }) {
+export function createViews({ tokenLimit, onPick, onCursor }) {
   const maps = new Map(); // canvas → { key, label, matrix, domain, n, view }
 
   const options = (meta, run, sel) => ({
@@ -78,6 +79,7 @@ export function createViews({ tokenLimit, onPick }) {
         height,
         numberFrom: 1,
         onSelect: ({ query }) => onPick(meta.key, query),
+        onCursor: ({ query, key: j }) => onCursor({ i: query, j }),
         // A scale bar and three buttons on every small map of a grid (up to 64 heads) crowd it; the
         // caption under the grid says the scale once, and the keys and Ctrl + wheel still zoom.
         legend: !small,

@@ -2,7 +2,7 @@
 // 512 × 8 heads one pick away), the q∘k products that sum to a score, the four steps played one at
 // a time (animated, skippable, still under prefers-reduced-motion), and the value rows that make
 // the output shaded by their weight; axe-core at 1366×768 and 390 px.
-const { axeViolations, startServer, launchBrowser, watchProblems } = require('./harness');
+const { axeViolations, startServer, launchBrowser, vizReadout, watchProblems } = require('./harness');
 
 let server;
 let browser;
@@ -100,6 +100,36 @@ test('the grid of small maps (each head, the average) has no scale bar or zoom b
   ]);
   // The caption under the grid says the scale the small maps no longer show.
   expect(await page.textContent('#mha-legend')).toMatch(/^Colours: weight 0 \(dark purple\) … 1 \(yellow\)/);
+});
+
+test('Page Up/Down on a map move the textbook’s cell with the cursor, so a later render keeps it there', async () => {
+  await page.focus('[data-testid=heatmap-self]');
+  for (const key of ['Control+Home', 'ArrowRight']) await page.keyboard.press(key);
+  const cell = () => page.evaluate(() => window.__demo.selection.cell);
+  // The map's own read-out says where its cursor is (positions numbered from 1).
+  const cursor = async () => {
+    const r = await vizReadout(page, '#self-map');
+    return { i: r.queryAt - 1, j: r.keyAt - 1 };
+  };
+  expect(await cell()).toEqual({ i: 0, j: 1 });
+  await page.keyboard.press('PageDown');
+  const down = await cursor();
+  expect(down.i).toBeGreaterThan(0); // a screenful of rows, clamped to the last
+  expect(down.j).toBe(1);
+  expect(await cell()).toEqual(down);
+  // A recompute puts the focused map's cursor back on the textbook's cell: still the same one.
+  await page.evaluate(() => window.__demo.recompute());
+  await settle();
+  expect(await cursor()).toEqual(down);
+  await page.keyboard.press('PageUp');
+  expect(await cursor()).toEqual({ i: 0, j: 1 });
+  expect(await cell()).toEqual({ i: 0, j: 1 });
+  // Ctrl+End goes to the last cell, as the map's help says; the textbook follows it too.
+  await page.keyboard.press('Control+End');
+  const n = await page.evaluate(() => window.__demo.last.tokens.length);
+  expect(await cursor()).toEqual({ i: n - 1, j: n - 1 });
+  expect(await cell()).toEqual({ i: n - 1, j: n - 1 });
+  await page.keyboard.press('Control+Home');
 });
 
 test('q∘k: the products of q and a key, dimension by dimension, sum to the engine’s score', async () => {

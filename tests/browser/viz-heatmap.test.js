@@ -104,6 +104,28 @@ test('keyboard: arrows, Home/End, PageUp/PageDown move the cursor and the read-o
   expect(await readout()).toMatch(/query “t2” \(#3\) → key “t1” \(#2\): weight /);
 });
 
+test('onCursor reports every key that moves the cursor, Page Up/Down included, and not a cursor the page sets', async () => {
+  await makeMap(30);
+  await page.evaluate(() => {
+    window.moves = [];
+    window.view.update({ onCursor: (cell) => window.moves.push(cell) });
+  });
+  await page.locator(CANVAS).focus();
+  for (const key of ['ArrowDown', 'ArrowRight', 'PageDown', 'End', 'PageUp', 'Home', 'Control+End', 'Control+Home'])
+    await page.keyboard.press(key);
+  await page.evaluate(() => window.view.update({ cursor: { query: 5, key: 2 } }));
+  expect(await page.evaluate(() => window.moves)).toEqual([
+    { query: 1, key: 0 },
+    { query: 1, key: 1 },
+    { query: 29, key: 1 }, // at zoom 1 a page is the whole map
+    { query: 29, key: 29 },
+    { query: 0, key: 29 },
+    { query: 0, key: 0 },
+    { query: 29, key: 29 },
+    { query: 0, key: 0 },
+  ]);
+});
+
 test('zoom: + and − keys, the buttons, Ctrl+wheel; panning keeps the keyboard cursor in view; 0 fits', async () => {
   const start = await makeMap(200);
   const layout = () => page.evaluate(() => JSON.parse(document.querySelector('canvas').dataset.layout));
