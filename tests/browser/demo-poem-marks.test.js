@@ -1,6 +1,7 @@
 // The heads the model learnt, named on the model view itself: each thumbnail of a head that
 // heads.json names carries a short label (and the names in its accessible name), visible on a
-// 1366×768 laptop screen without scrolling while the poem is written, and at 390 px.
+// 1366×768 laptop screen without scrolling while the poem is written, and at 390 px, where its
+// text is still at least 11 px and the whole label stays inside its map.
 const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, axeViolations, modelTabSession } = require('./harness');
@@ -19,6 +20,9 @@ const marks = (page) =>
         head: `${cell.dataset.layer}/${cell.dataset.head}`,
         text: b.textContent,
         label: cell.getAttribute('aria-label'),
+        fontPx: parseFloat(getComputedStyle(b).fontSize),
+        // Wider content than box: the text is cut (ellipsis) rather than read.
+        clipped: b.scrollWidth > b.clientWidth + 0.5 || b.scrollHeight > b.clientHeight + 0.5,
         box: { top: box.top, bottom: box.bottom, left: box.left, right: box.right },
         map: { top: map.top, bottom: map.bottom, left: map.left, right: map.right },
       };
@@ -67,7 +71,9 @@ for (const viewport of [
         ]);
         // The label sits on its map, inside it.
         expect([m.head, m.box.left >= m.map.left - 1, m.box.right <= m.map.right + 1]).toEqual([m.head, true, true]);
-        expect([m.head, m.box.top >= m.map.top - 1, m.box.top < m.map.bottom]).toEqual([m.head, true, true]);
+        expect([m.head, m.box.top >= m.map.top - 1, m.box.bottom <= m.map.bottom + 1]).toEqual([m.head, true, true]);
+        // Readable on a phone too (9 px was not), and whole: not cut to fit.
+        expect([m.head, m.text, m.fontPx >= 11, m.clipped]).toEqual([m.head, m.text, true, false]);
       }
       if (viewport.width > 600) {
         // Without scrolling: the page is at its top and every label is inside the window.
