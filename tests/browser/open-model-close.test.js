@@ -11,11 +11,10 @@ const {
   expectedOf,
   nodeResult,
   startFixtureServer,
-  loadsEnded,
-  settled,
   runPrompt,
   writeRandomGpt2,
   tabSession,
+  openFiles,
 } = require('./open-model-harness');
 
 const session = tabSession();
@@ -25,17 +24,39 @@ beforeAll(() => {
   ({ page, problems } = session);
 });
 
-async function openFiles(files) {
-  const before = await loadsEnded(page);
-  await page.setInputFiles('[data-testid=om-files]', files);
-  return settled(page, before);
-}
-
 /** Presses Close model from the keyboard and waits until the tab is empty again. */
 async function closeFromKeyboard() {
   await page.focus('[data-testid=om-close]');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => window.__openModel.state === 'idle', null, { timeout: 30000 });
+}
+
+/**
+ * Opens the random gpt2 written in `dir`, starts a 256-token generation and, as soon as three new
+ * tokens are there, resolves to whether the run had ended by then (`clickClose`: Close model is
+ * clicked in the page at that very moment).
+ */
+async function midGeneration(dir, { clickClose = false } = {}) {
+  const opened = await openFiles(page, [path.join(dir, 'config.json'), path.join(dir, 'model.safetensors')]);
+  expect(opened).toEqual({ state: 'ready', error: null });
+  const before = await page.evaluate(() => window.__openModel.run?.id ?? 0);
+  await page.fill('[data-testid=om-prompt]', '5 6 7');
+  await page.fill('[data-testid=om-max-new]', '256');
+  await page.click('[data-testid=om-run]');
+  return page.evaluate(
+    ({ b, close }) =>
+      new Promise((resolve) => {
+        const check = () => {
+          const r = window.__openModel.run;
+          if (!(r && r.id > b && r.ids.length >= r.promptLength + 3)) return setTimeout(check, 0);
+          const done = r.done;
+          if (close) document.querySelector('[data-testid=om-close]').click();
+          return resolve(done);
+        };
+        check();
+      }),
+    { b: before, close: clickClose },
+  );
 }
 
 /** What the tab shows of a model: nothing, once it is closed. */
@@ -80,7 +101,7 @@ test('Close model is disabled with no model, and has a label that says what it d
 
 test('closing an opened gpt2 frees its weights and empties the tab; a llama opened next runs as in Node', async () => {
   const { prompt } = expectedOf('gpt2');
-  expect(await openFiles(fixtureFiles('gpt2'))).toEqual({ state: 'ready', error: null });
+  expect(await openFiles(page, fixtureFiles('gpt2'))).toEqual({ state: 'ready', error: null });
   await runPrompt(page, { prompt, maxNew: 6 });
   expect(await page.isEnabled('[data-testid=om-close]')).toBe(true);
   const held = await page.evaluate(() => window.__openModel.memory.weightBytes);
@@ -98,7 +119,7 @@ test('closing an opened gpt2 frees its weights and empties the tab; a llama open
 
   const name = 'llama-gqa-llama3-sharded';
   const llamaPrompt = expectedOf(name).prompt;
-  const [opened, want] = await Promise.all([openFiles(fixtureFiles(name)), nodeResult(name, llamaPrompt)]);
+  const [opened, want] = await Promise.all([openFiles(page, fixtureFiles(name)), nodeResult(name, llamaPrompt)]);
   expect(opened).toEqual({ state: 'ready', error: null });
   const run = await runPrompt(page, { prompt: llamaPrompt, maxNew: 6 });
   expect(run.newIds).toEqual(want.newIds);
@@ -109,28 +130,8 @@ test('closing an opened gpt2 frees its weights and empties the tab; a llama open
 test('closing during a long generation stops it first; the next model opens and runs', async () => {
   const dir = writeRandomGpt2({ layers: 4, hidden: 256, heads: 4, vocab: 2048, positions: 512, seed: 5 });
   try {
-    const opened = await openFiles([path.join(dir, 'config.json'), path.join(dir, 'model.safetensors')]);
-    expect(opened).toEqual({ state: 'ready', error: null });
-    const before = await page.evaluate(() => window.__openModel.run?.id ?? 0);
-    await page.fill('[data-testid=om-prompt]', '5 6 7');
-    await page.fill('[data-testid=om-max-new]', '256');
-    await page.click('[data-testid=om-run]');
     // Close, clicked in the page as soon as three new tokens are there: the generation is mid-way.
-    const newTokens = await page.evaluate(
-      (b) =>
-        new Promise((resolve) => {
-          const check = () => {
-            const r = window.__openModel.run;
-            if (!(r && r.id > b && r.ids.length >= r.promptLength + 3)) return setTimeout(check, 0);
-            const done = r.done;
-            document.querySelector('[data-testid=om-close]').click();
-            return resolve({ count: r.ids.length - r.promptLength, done });
-          };
-          check();
-        }),
-      before,
-    );
-    expect(newTokens.done).toBe(false);
+    expect(await midGeneration(dir, { clickClose: true })).toBe(false);
     await page.waitForFunction(() => window.__openModel.state === 'idle', null, { timeout: 30000 });
     expect(await tabView()).toEqual(EMPTY);
     expect(await page.evaluate(() => window.__openModel.memory.weightBytes)).toBe(0);
@@ -138,7 +139,7 @@ test('closing during a long generation stops it first; the next model opens and 
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const { prompt } = expectedOf('gpt2');
-  const [opened, want] = await Promise.all([openFiles(fixtureFiles('gpt2')), nodeResult('gpt2', prompt)]);
+  const [opened, want] = await Promise.all([openFiles(page, fixtureFiles('gpt2')), nodeResult('gpt2', prompt)]);
   expect(opened).toEqual({ state: 'ready', error: null });
   const run = await runPrompt(page, { prompt, maxNew: 6 });
   expect(run.newIds).toEqual(want.newIds);
@@ -163,7 +164,7 @@ test('closing during a stalled download cancels it: nothing is kept, no error is
     await hub.close();
   }
   const size = fs.statSync(path.join(FIXTURES, 'gpt2', 'model.safetensors')).size;
-  expect(await openFiles(fixtureFiles('gpt2'))).toEqual({ state: 'ready', error: null });
+  expect(await openFiles(page, fixtureFiles('gpt2'))).toEqual({ state: 'ready', error: null });
   expect(await page.evaluate(() => window.__openModel.files.find((f) => f.name === 'model.safetensors').bytes)).toBe(
     size,
   );
@@ -178,27 +179,9 @@ test('opening another model during a long generation ends the run first; the new
   const name = 'llama-gqa-llama3-sharded';
   const { prompt } = expectedOf(name);
   try {
-    const opened = await openFiles([path.join(dir, 'config.json'), path.join(dir, 'model.safetensors')]);
-    expect(opened).toEqual({ state: 'ready', error: null });
-    const before = await page.evaluate(() => window.__openModel.run?.id ?? 0);
-    await page.fill('[data-testid=om-prompt]', '5 6 7');
-    await page.fill('[data-testid=om-max-new]', '256');
-    await page.click('[data-testid=om-run]');
-    const midway = await page.evaluate(
-      (b) =>
-        new Promise((resolve) => {
-          const check = () => {
-            const r = window.__openModel.run;
-            if (!(r && r.id > b && r.ids.length >= r.promptLength + 3)) return setTimeout(check, 0);
-            return resolve(r.done);
-          };
-          check();
-        }),
-      before,
-    );
-    expect(midway).toBe(false);
+    expect(await midGeneration(dir)).toBe(false);
     // The next model's files, chosen while the generation runs.
-    const [reopened, want] = await Promise.all([openFiles(fixtureFiles(name)), nodeResult(name, prompt)]);
+    const [reopened, want] = await Promise.all([openFiles(page, fixtureFiles(name)), nodeResult(name, prompt)]);
     expect(reopened).toEqual({ state: 'ready', error: null });
     expect(await page.evaluate(() => window.__openModel.error)).toBe(null);
     const run = await runPrompt(page, { prompt, maxNew: 6 });

@@ -14,6 +14,7 @@ const {
   settled,
   runPrompt,
   tabSession,
+  openFiles,
 } = require('./open-model-harness');
 
 const session = tabSession();
@@ -30,15 +31,8 @@ const file = (name, content) => ({
 });
 const fixture = (name, f) => file(f, fs.readFileSync(path.join(FIXTURES, name, f)));
 
-/** Gives files to the file input; resolves to { state, error } once the attempt has ended. */
-async function give(files) {
-  const before = await loadsEnded(page);
-  await page.setInputFiles('[data-testid=om-files]', files);
-  return settled(page, before);
-}
-
 async function expectRefused(files, message) {
-  const r = await give(files);
+  const r = await openFiles(page, files);
   expect(r.state).toBe('failed');
   expect(r.error).toEqual(message);
   expect(await page.textContent('[data-testid=om-error]')).toEqual(r.error);
@@ -62,13 +56,13 @@ test('a model of another family, and a config.json that is not JSON, are refused
     [file('config.json', JSON.stringify({ model_type: 't5', d_model: 32 })), weights],
     "This is a “t5” model (config.json's model_type); the page runs llama, mistral, qwen2, gpt2 and bert checkpoints.",
   );
-  const r = await give([file('config.json', '{ "model_type": "gpt2", '), weights]);
+  const r = await openFiles(page, [file('config.json', '{ "model_type": "gpt2", '), weights]);
   expect(r.error).toMatch(/^config\.json is not valid JSON \(.+\), so the page cannot read it\.$/);
 });
 
 test('weights the page cannot use: a broken safetensors file is named, shards must all be there, .bin is explained', async () => {
   const config = fixture('gpt2', 'config.json');
-  const broken = await give([config, file('model.safetensors', 'this is no safetensors file at all')]);
+  const broken = await openFiles(page, [config, file('model.safetensors', 'this is no safetensors file at all')]);
   expect(broken.state).toBe('failed');
   expect(broken.error).toMatch(/^model\.safetensors is not a readable safetensors file: .+/);
   const sharded = 'llama-gqa-llama3-sharded';
@@ -77,16 +71,16 @@ test('weights the page cannot use: a broken safetensors file is named, shards mu
     'model.safetensors.index.json names 2 shards, and model-00002-of-00002.safetensors is not among the files given: ' +
       'add it (or choose the whole folder).',
   );
-  const bin = await give([config, file('pytorch_model.bin', 'pickle')]);
+  const bin = await openFiles(page, [config, file('pytorch_model.bin', 'pickle')]);
   expect(bin.error).toMatch(/^No \.safetensors weights: only pytorch_model\.bin, a format this page does not read\./);
-  const none = await give([config]);
+  const none = await openFiles(page, [config]);
   expect(none.error).toBe(
     'No weights: a checkpoint holds model.safetensors, or its shards with model.safetensors.index.json.',
   );
 });
 
 test('weights of another model than config.json says: the tensor that does not fit is named', async () => {
-  const r = await give([fixture('gpt2', 'config.json'), fixture('bert-mlm', 'model.safetensors')]);
+  const r = await openFiles(page, [fixture('gpt2', 'config.json'), fixture('bert-mlm', 'model.safetensors')]);
   expect(r.state).toBe('failed');
   expect(r.error).toMatch(/^The weights do not match config\.json: .*(wte|wpe|h\.0|c_attn)/);
 });
@@ -168,7 +162,7 @@ test('a slow download shows progress and memory; Cancel stops it, keeps nothing,
     await hub.close();
   }
   // The page is not stuck: the same model, from files, opens and runs.
-  const opened = await give(fixtureFiles('gpt2'));
+  const opened = await openFiles(page, fixtureFiles('gpt2'));
   expect(opened).toEqual({ state: 'ready', error: null });
   expect(await page.evaluate(() => window.__openModel.memory.weightBytes)).toBeGreaterThan(0);
 });

@@ -222,6 +222,13 @@ function settled(page, loads) {
     .then((h) => h.jsonValue());
 }
 
+/** Gives files to the tab's file input (as a user choosing several); { state, error } once it ended. */
+async function openFiles(page, files, selector = '[data-testid=om-files]') {
+  const before = await loadsEnded(page);
+  await page.setInputFiles(selector, files);
+  return settled(page, before);
+}
+
 /** Waits until the run after run `before` has ended and is drawn (or has failed). */
 function runSettled(page, before) {
   return page.waitForFunction(
@@ -269,6 +276,7 @@ module.exports = {
   openTab,
   loadsEnded,
   settled,
+  openFiles,
   runSettled,
   runPrompt,
 };

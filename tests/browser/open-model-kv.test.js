@@ -2,15 +2,7 @@
 // (f32, f16, bf16), its greedy tokens those loadModel + generate give in Node with the same kvDtype,
 // its caches the bytes that dtype takes, said in the memory line; an encoder, which keeps no cache,
 // has the choice disabled and says why.
-const {
-  fixtureFiles,
-  expectedOf,
-  nodeResult,
-  loadsEnded,
-  settled,
-  runPrompt,
-  tabSession,
-} = require('./open-model-harness');
+const { fixtureFiles, expectedOf, nodeResult, runPrompt, tabSession, openFiles } = require('./open-model-harness');
 
 const session = tabSession();
 let page;
@@ -18,12 +10,6 @@ let problems;
 beforeAll(() => {
   ({ page, problems } = session);
 });
-
-async function openFiles(files) {
-  const before = await loadsEnded(page);
-  await page.setInputFiles('[data-testid=om-files]', files);
-  return settled(page, before);
-}
 
 /** A greedy run with the K/V cache stored as `kvDtype`: the run, the engine's memory, the memory line. */
 async function runWith(prompt, kvDtype, maxNew) {
@@ -41,7 +27,7 @@ test('f32 is the default; f16 and bf16 caches hold half the bytes, and generate 
   const { prompt } = expectedOf(name);
   const maxNew = 12;
   const [opened, want16, wantB16] = await Promise.all([
-    openFiles(fixtureFiles(name)),
+    openFiles(page, fixtureFiles(name)),
     nodeResult(name, prompt, { maxNewTokens: maxNew, kvDtype: 'f16' }),
     nodeResult(name, prompt, { maxNewTokens: maxNew, kvDtype: 'bf16' }),
   ]);
@@ -70,14 +56,14 @@ test('f32 is the default; f16 and bf16 caches hold half the bytes, and generate 
 });
 
 test('an encoder keeps no K/V cache: the choice is disabled, and the facts say why; the next decoder has it again', async () => {
-  expect(await openFiles(fixtureFiles('bert-mlm'))).toEqual({ state: 'ready', error: null });
+  expect(await openFiles(page, fixtureFiles('bert-mlm'))).toEqual({ state: 'ready', error: null });
   expect(await page.isDisabled('[data-testid=om-kv-dtype]')).toBe(true);
   expect(await page.textContent('[data-testid=om-facts]')).toContain(
     'No K/V cache: it encodes the whole text at once, so the K/V choice does not apply.',
   );
   expect(await page.textContent('[data-testid=om-memory]')).not.toContain('K/V as');
 
-  expect(await openFiles(fixtureFiles('gpt2'))).toEqual({ state: 'ready', error: null });
+  expect(await openFiles(page, fixtureFiles('gpt2'))).toEqual({ state: 'ready', error: null });
   expect(await page.isEnabled('[data-testid=om-kv-dtype]')).toBe(true);
   expect(await page.textContent('[data-testid=om-facts]')).not.toContain('No K/V cache');
   const { prompt } = expectedOf('gpt2');

@@ -18,6 +18,7 @@ const {
   writeRandomGpt2,
   tabSession,
   fixtureUrls,
+  openFiles,
 } = require('./open-model-harness');
 
 const session = tabSession();
@@ -26,13 +27,6 @@ let problems;
 beforeAll(() => {
   ({ page, problems } = session);
 });
-
-/** Gives the files to the file input (as a user choosing several) and waits until they are open. */
-async function openFiles(files, selector = '[data-testid=om-files]') {
-  const before = await loadsEnded(page);
-  await page.setInputFiles(selector, files);
-  return settled(page, before);
-}
 
 /** The thumbnails drawn, as [layer, head] pairs. */
 const thumbs = () =>
@@ -75,7 +69,7 @@ async function expectRowsAreDistributions(causal) {
 
 test('several files in the file input: gpt2 opens, and its greedy continuation is what loadModel + generate give in Node', async () => {
   const { prompt } = expectedOf('gpt2');
-  const [opened, want] = await Promise.all([openFiles(fixtureFiles('gpt2')), nodeResult('gpt2', prompt)]);
+  const [opened, want] = await Promise.all([openFiles(page, fixtureFiles('gpt2')), nodeResult('gpt2', prompt)]);
   expect(opened).toEqual({ state: 'ready', error: null });
   const run = await runPrompt(page, { prompt, maxNew: 6 });
   expect(run.ids.slice(0, run.promptLength)).toEqual(want.ids);
@@ -191,7 +185,7 @@ test('weights stored as int8 (the dtype chosen before opening): fewer bytes in t
   const want = await nodeResult(name, prompt, { dtype: 'int8' });
   await page.selectOption('[data-testid=om-dtype]', 'int8');
   try {
-    expect(await openFiles(fixtureFiles(name))).toEqual({ state: 'ready', error: null });
+    expect(await openFiles(page, fixtureFiles(name))).toEqual({ state: 'ready', error: null });
     expect(await page.textContent('[data-testid=om-facts]')).toContain('Weight matrices stored as int8 in the engine.');
     const int8 = await page.evaluate(() => window.__openModel.memory.weightBytes);
     expect(int8).toBeLessThan(0.6 * f32);
@@ -263,7 +257,7 @@ test('a folder in the folder input: bert shows its encoding and the masked-LM he
   const name = 'bert-mlm';
   const prompt = 'hello world, the [MASK] sat';
   const want = await nodeResult(name, prompt);
-  const opened = await openFiles(path.join(FIXTURES, name), '[data-testid=om-folder]');
+  const opened = await openFiles(page, path.join(FIXTURES, name), '[data-testid=om-folder]');
   expect(opened).toEqual({ state: 'ready', error: null });
   expect(await page.textContent('[data-testid=om-run]')).toBe('Encode');
   expect(await page.isHidden('[data-testid=om-max-new]')).toBe(true);
@@ -313,7 +307,7 @@ test('without tokenizer.json the page asks for token ids, says why, and generate
   const name = 'llama-bias-partial-linear-f16';
   const { ids } = expectedOf(name);
   const want = await nodeResult(name, ids);
-  const opened = await openFiles(fixtureFiles(name, { without: ['tokenizer.json'] }));
+  const opened = await openFiles(page, fixtureFiles(name, { without: ['tokenizer.json'] }));
   expect(opened).toEqual({ state: 'ready', error: null });
   expect(await page.textContent('[data-testid=om-prompt-label]')).toMatch(/^Token ids/);
   expect(await page.textContent('[data-testid=om-prompt-help]')).toMatch(
@@ -364,7 +358,7 @@ test('Hugging Face addresses become the folder loadModel reads; what is no web a
 test('a checkpoint made by this test (gpt2, 4 layers, 15 MB, no tokenizer): Stop ends a long generation, every token drawn', async () => {
   const dir = writeRandomGpt2({ layers: 4, hidden: 256, heads: 4, vocab: 2048, positions: 512, seed: 3 });
   try {
-    const opened = await openFiles([path.join(dir, 'config.json'), path.join(dir, 'model.safetensors')]);
+    const opened = await openFiles(page, [path.join(dir, 'config.json'), path.join(dir, 'model.safetensors')]);
     expect(opened).toEqual({ state: 'ready', error: null });
     expect(await page.textContent('[data-testid=om-facts]')).toContain('4 layers × 4 heads');
     const before = await page.evaluate(() => window.__openModel.run?.id ?? 0);
