@@ -118,17 +118,12 @@ async function load(msg) {
   model = null;
   await runsEnded();
   previous?.dispose();
-  if (controller.signal.aborted) {
-    // a close or a newer load came while the run ended: this one is cancelled before it began
-    const error = thrownData(new Error('cancelled'));
-    post({ type: OPEN.loadFailed, id: msg.id, error, cancelled: true, memory: attn.memory() });
-    if (loading === job) loading = null;
-    return;
-  }
   const progress = progressPoster(msg.id);
   const sizes = new Map();
   const start = performance.now();
   try {
+    // a close or a newer load that came while the run ended cancels this one before it begins
+    if (controller.signal.aborted) throw new Error('cancelled');
     let source;
     if (msg.url) {
       source = msg.url;
