@@ -30,47 +30,15 @@ const CJS_MODULES = [
   'model-engine.mjs',
   'load-model.mjs',
 ];
-// The package's JavaScript, from bindings/ (what talks to the module) and lib/ (plain JavaScript, no
-// engine). dist/ holds them side by side, so each relative import is rewritten to its file's name.
-const API_SOURCES = [
-  'api.mjs',
-  'checks.mjs',
-  'create.mjs',
-  'forward-args.mjs',
-  'forward-call.mjs',
-  'heap.mjs',
-  'kv-cache.mjs',
-  'kv-dtype.mjs',
-  'layer-args.mjs',
-  'engine-model-stage.mjs',
-  'load-model.mjs',
-  'model-args.mjs',
-  'model-engine.mjs',
-  'model-generate.mjs',
-  'model-object.mjs',
-  'model-source.mjs',
-  'prepared-layer.mjs',
-  'pthread-worker.mjs',
-  'warm-up.mjs',
-  'wire.mjs',
-  'index.mjs',
-  'node.mjs',
-  'index.cjs',
-]
-  .map((name) => `bindings/${name}`)
-  .concat([
-    'lib/values.mjs',
-    'lib/attention-rules.mjs',
-    'lib/readers/safetensors.mjs',
-    'lib/readers/half-float.mjs',
-    'lib/readers/state-dict.mjs',
-    'lib/random.mjs',
-    'lib/model/config.mjs',
-    'lib/model/checkpoint.mjs',
-    'lib/model/tokenizer.mjs',
-    'lib/model/sampling.mjs',
-    'lib/model/ranking.mjs',
-  ]);
+// The package's JavaScript: every module under bindings/ (the seam: what talks to the module) and lib/
+// (the library over it). dist/ holds them side by side, so each relative import is rewritten to its
+// file's name, and two sources may not share a name.
+const sourcesUnder = (folder) =>
+  readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(mjs|cjs)$/.test(entry.name))
+    .map((entry) => relative(root, join(entry.parentPath ?? entry.path, entry.name)))
+    .sort();
+const API_SOURCES = [...sourcesUnder('bindings'), ...sourcesUnder('lib')];
 // Packages whose code dist/ carries in vendor/, each imported by relative path (static hosts and CDNs
 // need no bundler or import map). They are build inputs (devDependencies): a user installs nothing
 // more. lib/model/tokenizer.mjs, the only importer, is reached by a dynamic import() in loadModel.

@@ -1,0 +1,78 @@
+// The house's size rules, measured one way for the test and for anyone refactoring: no shipped source
+// file over 350 lines, no JavaScript function (declaration, expression, arrow, method, accessor) over 80
+// lines, counted from its first line to its last, nested functions included (a closure that holds a
+// page's whole state is what the rule is for). `node scripts/house-rules.mjs` prints what breaks them.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const MAX_FILE_LINES = 350;
+export const MAX_FUNCTION_LINES = 80;
+// The shipped code: the C++ core, the seam, the JavaScript library, the views and the page.
+export const SHIPPED_FOLDERS = ['bindings/', 'lib/', 'src/', 'viz/', 'web/'];
+const SOURCE = /\.(mjs|cjs|js|ts|mts|cts|cpp|h|css|html)$/;
+const JAVASCRIPT = /\.(mjs|cjs|js)$/;
+
+export function shippedFiles() {
+  return execFileSync('git', ['ls-files', '--', ...SHIPPED_FOLDERS], { cwd: ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter((file) => SOURCE.test(file));
+}
+
+const lineCount = (text) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+
+/** Files over the line limit: `{ file, lines }`. */
+export function longFiles(files = shippedFiles()) {
+  return files
+    .map((file) => ({ file, lines: lineCount(readFileSync(join(ROOT, file), 'utf8')) }))
+    .filter(({ lines }) => lines > MAX_FILE_LINES);
+}
+
+function functionName(node, sourceFile) {
+  if (node.name) return node.name.getText(sourceFile);
+  const parent = node.parent;
+  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && parent.name)
+    return parent.name.getText(sourceFile);
+  if (parent && ts.isCallExpression(parent)) return `(argument of ${parent.expression.getText(sourceFile).slice(0, 40)})`;
+  return '(anonymous)';
+}
+
+/** Every JavaScript function of one source text with its span: `{ name, line, lines }`. */
+export function functionSpans(text, fileName = 'file.mjs') {
+  const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const spans = [];
+  const visit = (node) => {
+    if (ts.isFunctionLike(node) && node.body) {
+      const first = sourceFile.getLineAndCharacterOfPosition(node.getStart(sourceFile)).line;
+      const last = sourceFile.getLineAndCharacterOfPosition(node.getEnd()).line;
+      spans.push({ name: functionName(node, sourceFile), line: first + 1, lines: last - first + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  return spans;
+}
+
+/** Functions over the limit in the shipped JavaScript: `{ file, name, line, lines }`. */
+export function longFunctions(files = shippedFiles()) {
+  return files
+    .filter((file) => JAVASCRIPT.test(file))
+    .flatMap((file) =>
+      functionSpans(readFileSync(join(ROOT, file), 'utf8'), file)
+        .filter(({ lines }) => lines > MAX_FUNCTION_LINES)
+        .map((span) => ({ file, ...span })),
+    );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const files = longFiles();
+  const functions = longFunctions();
+  for (const { file, lines } of files) console.log(`file over ${MAX_FILE_LINES} lines: ${file} (${lines})`);
+  for (const { file, name, line, lines } of functions)
+    console.log(`function over ${MAX_FUNCTION_LINES} lines: ${file}:${line} ${name} (${lines})`);
+  console.log(`${files.length} files and ${functions.length} functions over the limits`);
+  process.exitCode = files.length + functions.length > 0 ? 1 : 0;
+}
