@@ -377,6 +377,11 @@ export function kvHeadOf(head: number, numHeads: number, numKvHeads: number): nu
  * and j > pos, or when slidingWindow and pos − j ≥ slidingWindow. The engine's weights are 0 exactly there.
  */
 export function isKeyMasked(rule: MaskRule, i: number, j: number): boolean;
+/**
+ * Extension. mulberry32, the seeded generator the sampler draws from (createSampler's and generate's
+ * `seed`): a function returning floats in [0, 1), the same sequence for a seed in every host.
+ */
+export function mulberry32(seed: number): () => number;
 
 // ---------------------------------------------------------------- Models (docs/models.md)
 

@@ -103,3 +103,4 @@ export { VERSION as version } from './create.mjs';
 export { readSafetensors } from '../lib/readers/safetensors.mjs';
 export { attentionArgsFromStateDict } from '../lib/readers/state-dict.mjs';
 export { isKeyMasked, kvHeadOf } from '../lib/attention-rules.mjs';
+export { mulberry32 } from '../lib/random.mjs';

@@ -9,4 +9,5 @@ export const {
   attentionArgsFromStateDict,
   isKeyMasked,
   kvHeadOf,
+  mulberry32,
 } = entry;

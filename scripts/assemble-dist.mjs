@@ -27,6 +27,7 @@ const CJS_MODULES = [
   'safetensors.mjs',
   'state-dict.mjs',
   'attention-rules.mjs',
+  'random.mjs',
   'model-engine.mjs',
   'load-model.mjs',
 ];

@@ -12,11 +12,11 @@
 //   controls.js  events → handlers                strip.js     the steps' Q/K/V strips
 //   status.js    engine line and errors           textbook-export.js  JSON and PNG of a run
 //   serialize.js exact copies for tests
-import { startEngine } from './engine.js';
-import { showEngine, showErrors } from './status.js';
+import { startEngine } from './shared/engine.js';
+import { showEngine, showErrors } from './shared/status.js';
 import { bindTabs } from './tabs.js';
-import { createPoemPage } from './poem.js';
-import { createTextbook } from './textbook.js';
+import { createPoemPage } from './poem/poem.js';
+import { createTextbook } from './textbook/textbook.js';
 
 // The package, as a static host of the package folder serves it (web/ next to dist/);
 // engine-worker.js imports it from there.

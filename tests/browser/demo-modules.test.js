@@ -1,4 +1,4 @@
-// The demo page's module graph and its small pure modules (web/*.js), in Chromium.
+// The demo page's module graph and its small pure modules (every .js file under web/), in Chromium.
 // Each module has one job: the graph has no cycles, nothing imports main.js, and only
 // main.js reaches the engine (engine.js); drawing modules never do.
 const fs = require('node:fs');
@@ -7,12 +7,15 @@ const { ROOT, blankPageSession, runInPage } = require('./harness');
 
 const WEB = path.join(ROOT, 'web');
 
-/** web/*.js → the web modules each imports (static `import … from './x.js'`). */
+/** Every .js file under web/ (paths from web/) → the web modules each imports (static `import … from '…/x.js'`). */
 function importGraph() {
   const graph = {};
-  for (const file of fs.readdirSync(WEB).filter((f) => f.endsWith('.js'))) {
+  const files = fs.readdirSync(WEB, { recursive: true }).filter((f) => f.endsWith('.js'));
+  for (const file of files.map((f) => f.split(path.sep).join('/'))) {
     const src = fs.readFileSync(path.join(WEB, file), 'utf8');
-    graph[file] = Array.from(src.matchAll(/^import\s[^;]*?from\s+'\.\/([\w-]+\.js)';/gm), (m) => m[1]);
+    graph[file] = Array.from(src.matchAll(/^import\s[^;]*?from\s+'(\.\.?\/[\w./-]+\.js)';/gm), (m) =>
+      path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1])),
+    ).filter((target) => !target.startsWith('..'));
   }
   return graph;
 }
@@ -36,86 +39,96 @@ test('web modules: no import cycles, nothing imports main.js, only main.js reach
   for (const file of Object.keys(graph)) {
     expect([file, reachable(graph, file).has(file)]).toEqual([file, false]);
     expect([file, graph[file].includes('main.js')]).toEqual([file, false]);
-    if (file !== 'main.js') expect([file, reachable(graph, file).has('engine.js')]).toEqual([file, false]);
+    if (file !== 'main.js') expect([file, reachable(graph, file).has('shared/engine.js')]).toEqual([file, false]);
   }
   // The drawing modules know nothing of attention data, selection or the engine.
-  for (const file of ['canvas.js', 'strip.js', 'bars.js', 'colormap.js', 'steps.js']) {
+  for (const file of [
+    'shared/canvas.js',
+    'shared/strip.js',
+    'shared/bars.js',
+    'shared/colormap.js',
+    'shared/steps.js',
+  ]) {
     const r = reachable(graph, file);
     for (const banned of [
-      'engine.js',
-      'requests.js',
-      'textbook-run.js',
-      'selection.js',
-      'settings.js',
-      'poem-run.js',
-      'poem.js',
-      'textbook.js',
+      'shared/engine.js',
+      'textbook/requests.js',
+      'textbook/run.js',
+      'textbook/selection.js',
+      'textbook/settings.js',
+      'poem/run.js',
+      'poem/poem.js',
+      'textbook/textbook.js',
     ]) {
       expect([file, banned, r.has(banned)]).toEqual([file, banned, false]);
     }
   }
   // The model's views draw a run's data, nothing of the engine, the controller or the textbook.
-  for (const file of ['model-view.js', 'poem-view.js']) {
+  for (const file of ['poem/model-view.js', 'poem/view.js']) {
     const r = reachable(graph, file);
     for (const banned of [
-      'engine.js',
-      'poem.js',
-      'poem-controls.js',
-      'poem-settings.js',
-      'textbook-run.js',
-      'settings.js',
-      'requests.js',
-      'poem-generation.js',
-      'poem-handlers.js',
-      'textbook.js',
+      'shared/engine.js',
+      'poem/poem.js',
+      'poem/controls.js',
+      'poem/settings.js',
+      'textbook/run.js',
+      'textbook/settings.js',
+      'textbook/requests.js',
+      'poem/generation.js',
+      'poem/handlers.js',
+      'textbook/textbook.js',
     ]) {
       expect([file, banned, r.has(banned)]).toEqual([file, banned, false]);
     }
   }
   // Both modes get the engine's client from main.js; the worker side is the worker's alone, and
   // the protocol both sides share imports nothing.
-  expect(graph['main.js']).toEqual(expect.arrayContaining(['poem.js', 'textbook.js', 'tabs.js', 'engine.js']));
-  expect(graph['engine-worker.js']).toEqual(['worker-protocol.js', 'poem-worker.js']);
-  expect(graph['poem-worker.js']).toEqual(['worker-protocol.js']);
-  expect(graph['worker-protocol.js']).toEqual([]);
+  expect(graph['main.js']).toEqual(
+    expect.arrayContaining(['poem/poem.js', 'textbook/textbook.js', 'tabs.js', 'shared/engine.js']),
+  );
+  expect(graph['shared/engine-worker.js']).toEqual(['shared/worker-protocol.js', 'poem/worker.js']);
+  expect(graph['poem/worker.js']).toEqual(['shared/worker-protocol.js', 'poem/model/files.js']);
+  expect(graph['shared/worker-protocol.js']).toEqual([]);
   for (const file of Object.keys(graph)) {
-    if (file !== 'engine-worker.js')
-      expect([file, reachable(graph, file).has('poem-worker.js')]).toEqual([file, false]);
+    if (file !== 'shared/engine-worker.js')
+      expect([file, reachable(graph, file).has('poem/worker.js')]).toEqual([file, false]);
   }
 });
 
 let session;
 let page;
 let problems;
-const NAMES = [
-  'settings',
-  'selection',
-  'textbook-run',
-  'requests',
-  'status',
-  'serialize',
-  'inputs',
-  'views',
-  'controls',
-  'textbook-export',
-  'tabs',
-  'poem',
-  'poem-run',
-  'poem-settings',
-  'poem-view',
-  'poem-controls',
-  'model-view',
-  'textbook',
-  'poem-generation',
-  'poem-handlers',
-  'poem-loading',
-  'poem-focus',
-  'poem-heads',
-  'poem-recited',
-  'poem-tour',
-  'poem-export',
-];
-const inPage = (fn, arg) => runInPage(page, Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`])), fn, arg);
+const MODULE_PATHS = {
+  settings: 'textbook/settings',
+  selection: 'textbook/selection',
+  'textbook-run': 'textbook/run',
+  requests: 'textbook/requests',
+  status: 'shared/status',
+  serialize: 'shared/serialize',
+  inputs: 'textbook/inputs',
+  views: 'textbook/views',
+  controls: 'textbook/controls',
+  'textbook-export': 'textbook/export',
+  tabs: 'tabs',
+  poem: 'poem/poem',
+  'poem-run': 'poem/run',
+  'poem-settings': 'poem/settings',
+  'poem-view': 'poem/view',
+  'poem-controls': 'poem/controls',
+  'model-view': 'poem/model-view',
+  textbook: 'textbook/textbook',
+  'poem-generation': 'poem/generation',
+  'poem-handlers': 'poem/handlers',
+  'poem-loading': 'poem/loading',
+  'poem-focus': 'poem/focus',
+  'poem-heads': 'poem/heads',
+  'poem-recited': 'poem/recited',
+  'poem-tour': 'poem/tour',
+  'poem-export': 'poem/export',
+};
+const NAMES = Object.keys(MODULE_PATHS);
+const inPage = (fn, arg) =>
+  runInPage(page, Object.fromEntries(NAMES.map((n) => [n, `/web/${MODULE_PATHS[n]}.js`])), fn, arg);
 
 beforeAll(async () => {
   session = await blankPageSession();

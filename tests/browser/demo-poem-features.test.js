@@ -152,7 +152,7 @@ test('lines the model recites from the anthology are marked, and the page says i
   expect(r.plain).toMatch(/recites\s+the rest, even when sampling/);
   // Verse that is not the anthology's is not marked (the page's own function, on made-up lines).
   const made = await page.evaluate(async () => {
-    const { recitedSegments, readRecited } = await import('/web/poem-recited.js');
+    const { recitedSegments, readRecited } = await import('/web/poem/recited.js');
     const set = readRecited(await (await fetch('/models/tang-poems/recited.json')).json());
     const texts = (s) => ['<s>', ...Array.from(s)];
     return {

@@ -136,7 +136,7 @@ test('the engine lives in a Web Worker: the page itself never loads the package'
   const pageLoaded = await page.evaluate(() =>
     performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname),
   );
-  expect(pageLoaded).toContain('/web/engine.js');
+  expect(pageLoaded).toContain('/web/shared/engine.js');
   expect(pageLoaded.filter((p) => p.startsWith('/dist/'))).toEqual([]);
   expect(
     await page.evaluate(() => Object.keys(window).filter((k) => /^(Module|createAttentionModule|_?attn)$/.test(k))),

@@ -338,7 +338,7 @@ async function replayInPage(page) {
     await page.evaluate(async () => {
       const [{ createAttention }, { serialize }] = await Promise.all([
         import('/dist/index.mjs'),
-        import('/web/serialize.js'),
+        import('/web/shared/serialize.js'),
       ]);
       const attn = await createAttention({ threads: 1 });
       const { args } = window.__demo.last;

@@ -3,22 +3,23 @@
 const { blankPageSession, runInPage, firstMismatch } = require('./harness');
 const { createAttention } = require('wasm-attention');
 
-const NAMES = [
-  'dom',
-  'colormap',
-  'tokenize',
-  'random',
-  'embeddings',
-  'projection-weights',
-  'canvas',
-  'strip',
-  'bars',
-  'steps',
-  'export-files',
-  'engine',
-  'worker-protocol',
-];
-const MODULE_URLS = Object.fromEntries(NAMES.map((n) => [n, `/web/${n}.js`]));
+const MODULE_PATHS = {
+  dom: 'shared/dom',
+  colormap: 'shared/colormap',
+  tokenize: 'textbook/tokenize',
+  random: 'shared/random',
+  embeddings: 'textbook/embeddings',
+  'projection-weights': 'textbook/projection-weights',
+  canvas: 'shared/canvas',
+  strip: 'shared/strip',
+  bars: 'shared/bars',
+  steps: 'shared/steps',
+  'export-files': 'shared/export-files',
+  engine: 'shared/engine',
+  'worker-protocol': 'shared/worker-protocol',
+};
+const NAMES = Object.keys(MODULE_PATHS);
+const MODULE_URLS = Object.fromEntries(NAMES.map((n) => [n, `/web/${MODULE_PATHS[n]}.js`]));
 // The bars' colours come from the public viz entry, tested here next to the page's diverging scale.
 const WITH_VIZ = { ...MODULE_URLS, viz: '/viz/index.mjs' };
 

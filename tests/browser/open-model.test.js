@@ -328,7 +328,7 @@ test('without tokenizer.json the page asks for token ids, says why, and generate
 });
 
 test('Hugging Face addresses become the folder loadModel reads; what is no web address is refused in words', async () => {
-  const r = await runInPage(page, { files: '/web/open-model-files.js' }, ({ files: { checkpointUrl } }) =>
+  const r = await runInPage(page, { files: '/web/open-model/files.js' }, ({ files: { checkpointUrl } }) =>
     [
       'https://huggingface.co/HuggingFaceTB/SmolLM2-135M',
       'https://huggingface.co/HuggingFaceTB/SmolLM2-135M/tree/main',

@@ -106,9 +106,9 @@ describe('serving the package folder', () => {
   test('serves modules as JavaScript, the page’s engine import included', async () => {
     for (const p of [
       '/web/main.js',
-      '/web/engine.js',
-      '/web/engine-worker.js',
-      '/web/views.js',
+      '/web/shared/engine.js',
+      '/web/shared/engine-worker.js',
+      '/web/textbook/views.js',
       '/scripts/serve.mjs',
     ]) {
       const res = await request(server.url, p);
@@ -116,10 +116,10 @@ describe('serving the package folder', () => {
       expect(res.headers['content-type']).toMatch(/^text\/javascript/);
       expectIsolated(res, p);
     }
-    // The engine is imported by the page's worker, relative to web/.
-    const worker = fs.readFileSync(path.join(ROOT, 'web', 'engine-worker.js'), 'utf8');
-    expect(worker).toContain("'../dist/index.mjs'");
-    const engine = fs.readFileSync(path.join(ROOT, 'web', 'engine.js'), 'utf8');
+    // The engine is imported by the page's worker, relative to web/shared/.
+    const worker = fs.readFileSync(path.join(ROOT, 'web', 'shared', 'engine-worker.js'), 'utf8');
+    expect(worker).toContain("'../../dist/index.mjs'");
+    const engine = fs.readFileSync(path.join(ROOT, 'web', 'shared', 'engine.js'), 'utf8');
     expect(engine).toContain("new URL('./engine-worker.js', import.meta.url)");
   });
 

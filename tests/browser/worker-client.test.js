@@ -1,10 +1,10 @@
-// How the page's two workers fail, in Chromium: startEngine (web/engine.js) and
-// startOpenModelWorker (web/open-model-client.js) given stand-in workers (blob: modules) that
+// How the page's two workers fail, in Chromium: startEngine (web/shared/engine.js) and
+// startOpenModelWorker (web/open-model/client.js) given stand-in workers (blob: modules) that
 // cannot start, report a failed init, or die with requests waiting. The real workers never do
 // so on their own, so nothing else reaches these paths.
 const { blankPageSession, runInPage } = require('./harness');
 
-const MODULES = { engine: '/web/engine.js', open: '/web/open-model-client.js' };
+const MODULES = { engine: '/web/shared/engine.js', open: '/web/open-model/client.js' };
 
 let session;
 let page;

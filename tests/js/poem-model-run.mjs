@@ -4,7 +4,7 @@
 // threw), for the test to assert on.
 import fs from 'node:fs';
 import * as pkg from '../../dist/node.mjs';
-import { openPoemModel, generate, topTokens } from '../../web/model/index.js';
+import { openPoemModel, generate, topTokens } from '../../web/poem/model/index.js';
 
 const { createAttention } = pkg;
 const ROOT = new URL('../../', import.meta.url);

@@ -1,0 +1,183 @@
+// The runs of the model tab: a prompt (or a generation) asked of the worker, its messages folded
+// into the run as they arrive, the status line and the Generate/Stop buttons; and the four steps
+// of the opened head, asked for the run on screen. Works on poem.js's state through its context.
+import { POEM_LIMITS, generationRequest, poemProblems, readPoemSettings } from './settings.js';
+import { addPrompt, addToken, createPoemRun, finishRun, stepsOf, withTemperature } from './run.js';
+import { renderSteps } from '../shared/steps.js';
+import { showErrors } from '../shared/status.js';
+import { el } from '../shared/dom.js';
+import { MESSAGE } from '../shared/worker-protocol.js';
+import { resetChipStop } from './focus.js';
+
+const $ = (id) => document.getElementById(id);
+
+const ENDINGS = {
+  maxNew: 'as many as asked for',
+  maxLength: 'the model reads no more tokens',
+  poemStart: 'the model ended the poem (its next token would start a new one)',
+  stopped: 'stopped',
+  edited:
+    'stopped, because the prompt was edited; the poem above is what the model had written. Generate continues the new prompt',
+  error: 'failed',
+};
+
+/** The temperature the candidates are listed at (1 when greedy: the model's own distribution); null when invalid. */
+export function listedTemperature(settings) {
+  if (settings.greedy) return 1;
+  const [lo, hi] = POEM_LIMITS.temperature;
+  return settings.temperature >= lo && settings.temperature <= hi ? settings.temperature : null;
+}
+
+/** The median of the worker's times per generated token, as text ('' without any). */
+function perToken(ms) {
+  if (ms.length === 0) return '';
+  const sorted = [...ms].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  return ` The worker took ${median < 10 ? median.toFixed(2) : Math.round(median)} ms per character (median).`;
+}
+
+function doneText(run, reason) {
+  const made = run.n - run.promptLength;
+  return `${made} character${made === 1 ? '' : 's'} generated: ${ENDINGS[reason] ?? reason}.${perToken(run.tokenMs)}`;
+}
+
+function setStatus(text) {
+  $('poem-status').textContent = text;
+}
+
+function setBusy(busy) {
+  $('poem-stop').disabled = !busy;
+  $('poem-generate').textContent = busy ? 'Restart' : 'Generate';
+}
+
+/**
+ * @param {{ engine, s, test, scheduleDraw() }} ctx   poem.js's engine client, state, test hooks and drawing
+ * @returns {{ begin(generating: boolean), askSteps() }}
+ */
+export function createGeneration({ engine, s, test, scheduleDraw }) {
+  function askSteps() {
+    const r = s.run;
+    const open = s.ui.open;
+    const box = $('head-steps');
+    if (!r || !open || !s.visible || r.n === 0) return;
+    const query = Math.min(s.ui.query, r.n - 1);
+    const ask = ++s.stepsAsked;
+    engine.model.steps({ run: r.id, layer: open.layer, head: open.head, query }).then(
+      (steps) => {
+        if (ask !== s.stepsAsked || s.run?.id !== r.id) return;
+        renderSteps(box, stepsOf(s.run, open, query, steps));
+        test.stepsShown = { layer: open.layer, head: open.head, query };
+      },
+      (e) => {
+        if (ask !== s.stepsAsked || s.run?.id !== r.id) return;
+        box.replaceChildren(
+          el('p', { class: 'error inline', text: `The four steps could not be computed — ${e.name}: ${e.message}` }),
+        );
+      },
+    );
+  }
+
+  /** The form refused: whatever ran stops, nothing is shown. */
+  function refuse() {
+    if (s.generating) engine.model.stop(s.generating);
+    s.generating = 0;
+    s.run = null;
+    setBusy(false);
+    setStatus('');
+    scheduleDraw();
+  }
+
+  function begin(generating) {
+    const settings = readPoemSettings($('poem-controls'));
+    const { config, vocab } = s.model;
+    const problems = poemProblems(settings, { vocab, maxLen: config.maxPositions }, { generating });
+    showErrors($('poem-error'), problems);
+    if (problems.length) {
+      refuse();
+      return;
+    }
+    const request = generationRequest(settings, { generating });
+    const capacity = Array.from(settings.text).length + 1 + request.maxNew;
+    const temperature = listedTemperature(settings);
+    let run = null;
+    const id = engine.model.generate(request, (msg) => {
+      if (msg.type === MESSAGE.modelPrompt) {
+        run = addPrompt(
+          createPoemRun({
+            id,
+            nLayers: config.numLayers,
+            nHeads: config.numHeads,
+            nKvHeads: config.numKvHeads,
+            capacity,
+            vocab,
+            temperature,
+          }),
+          msg,
+        );
+      } else if (msg.type === MESSAGE.modelToken) {
+        run = addToken(run, msg);
+        s.owed = id;
+      } else {
+        const reason = msg.reason === 'stopped' && s.stopReason === 'edited' ? 'edited' : msg.reason;
+        run = run ? finishRun(run, msg.reason, msg.top, msg.logits) : null;
+        s.generating = 0;
+        s.mode = '';
+        s.stopReason = '';
+        test.done = reason;
+        setBusy(false);
+        if (msg.error) showErrors($('poem-error'), [`The model failed — ${msg.error.name}: ${msg.error.message}`]);
+        setStatus(run && generating ? doneText(run, reason) : '');
+      }
+      if (!run) return;
+      if (s.ui.followLatest) s.ui.query = run.n - 1;
+      s.run = run;
+      scheduleDraw();
+      if (msg.type === MESSAGE.modelPrompt || msg.type === MESSAGE.modelDone) askSteps();
+    });
+    s.generating = id;
+    s.mode = generating ? 'generate' : 'prompt';
+    s.stopReason = '';
+    s.picked = -1;
+    resetChipStop();
+    test.tokenCounts = [];
+    test.done = null;
+    setBusy(generating); // a prompt alone is one message: nothing to stop
+    setStatus(generating ? 'Generating…' : '');
+  }
+
+  /**
+   * The sampling fields changed: the candidates are listed again at once at the new temperature,
+   * and a running generation samples so from its next token on (the status says from which).
+   */
+  function samplingChanged() {
+    const settings = readPoemSettings($('poem-controls'));
+    const temperature = listedTemperature(settings);
+    if (temperature === null || !s.model) return;
+    if (s.run) {
+      s.run = withTemperature(s.run, temperature, s.model.vocab, POEM_LIMITS.topShown);
+      scheduleDraw();
+    }
+    const topKValid = Number.isInteger(settings.topK) && settings.topK >= 0 && settings.topK <= POEM_LIMITS.topK;
+    if (s.generating && s.mode === 'generate' && (settings.greedy || topKValid)) {
+      engine.model.sampling(s.generating, {
+        temperature: settings.greedy ? 0 : temperature,
+        topK: settings.greedy ? 0 : settings.topK,
+      });
+      setStatus(
+        `Generating… ${settings.greedy ? 'greedy' : `temperature ${temperature}, top-k ${settings.topK || 'all'}`} from the next character on.`,
+      );
+    }
+  }
+
+  /** The prompt was edited: a generation in flight stops (and says why) rather than vanish; else the prompt runs. */
+  function promptEdited() {
+    if (s.generating && s.mode === 'generate') {
+      s.stopReason = 'edited';
+      engine.model.stop(s.generating);
+      return;
+    }
+    begin(false);
+  }
+
+  return { begin, askSteps, samplingChanged, promptEdited };
+}

@@ -1,0 +1,80 @@
+// The model tab's events as changes of its state: the prompt and decoding fields, hover, a picked
+// token or query row, the opened head, and the large map's keyboard cursor (the map reads its cell
+// out itself, in its own live line). poem-controls.js calls these; poem.js holds the state they change.
+import { readPoemSettings } from './settings.js';
+import { renderTopTokens } from './view.js';
+import { moveCell } from '../textbook/selection.js';
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * @param {{ renderChips(), engine, s, view, scheduleDraw(), redrawMaps(), generation }} ctx
+ *   generation: poem-generation.js's { begin(generating), askSteps(), samplingChanged(), promptEdited() }
+ * @returns {object} the handlers bindPoemControls takes
+ */
+export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redrawMaps, generation }) {
+  const { begin, askSteps, samplingChanged, promptEdited } = generation;
+  function pickQuery(i) {
+    s.ui = {
+      ...s.ui,
+      query: i,
+      followLatest: s.run ? i === s.run.n - 1 : true,
+      cursor: s.ui.cursor && { ...s.ui.cursor, i },
+    };
+    redrawMaps();
+    askSteps();
+  }
+
+  const handlers = {
+    promptChanged: () => {
+      if (s.model) promptEdited();
+    },
+    decodingChanged() {
+      const greedy = readPoemSettings($('poem-controls')).greedy;
+      for (const name of ['poem-temperature', 'poem-top-k', 'poem-seed'])
+        $('poem-controls').elements[name].disabled = greedy;
+      samplingChanged();
+    },
+    samplingChanged,
+    generate: () => {
+      if (s.model) begin(true);
+    },
+    stop: () => {
+      if (s.generating) engine.model.stop(s.generating);
+    },
+    hover(i) {
+      if (i === s.ui.highlight) return;
+      s.ui = { ...s.ui, highlight: i };
+      redrawMaps();
+    },
+    pickToken(i) {
+      s.picked = i;
+      pickQuery(i);
+      if (s.run) renderChips();
+      if (s.run) renderTopTokens(s.run, i, { greedy: readPoemSettings($('poem-controls')).greedy });
+    },
+    openHead(layer, head) {
+      s.ui = { ...s.ui, open: { layer, head } };
+      scheduleDraw();
+      askSteps();
+      requestAnimationFrame(() => $('head-section').scrollIntoView({ block: 'nearest' }));
+    },
+    pickQuery,
+    mapOf: (canvas) => view.mapOf(canvas),
+    key(key) {
+      if (!s.run) return;
+      const cursor = s.ui.cursor ?? { i: s.ui.query, j: 0 };
+      if (key === 'Enter' || key === ' ') {
+        pickQuery(cursor.i);
+      } else {
+        s.ui = { ...s.ui, cursor: moveCell(cursor, key, s.run.n) ?? cursor };
+        redrawMaps();
+      }
+    },
+    focusLarge(focused) {
+      s.ui = { ...s.ui, cursor: focused ? { i: Math.min(s.ui.query, (s.run?.n ?? 1) - 1), j: 0 } : null };
+      redrawMaps();
+    },
+  };
+  return handlers;
+}
