@@ -4,7 +4,7 @@
 // page's whole state is what the rule is for). `node scripts/house-rules.mjs` prints what breaks them.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -36,7 +36,8 @@ function functionName(node, sourceFile) {
   const parent = node.parent;
   if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && parent.name)
     return parent.name.getText(sourceFile);
-  if (parent && ts.isCallExpression(parent)) return `(argument of ${parent.expression.getText(sourceFile).slice(0, 40)})`;
+  if (parent && ts.isCallExpression(parent))
+    return `(argument of ${parent.expression.getText(sourceFile).slice(0, 40)})`;
   return '(anonymous)';
 }
 
@@ -67,12 +68,49 @@ export function longFunctions(files = shippedFiles()) {
     );
 }
 
+// import … from '…', export … from '…', import('…') and new URL('…', import.meta.url) with a relative path.
+const RELATIVE_SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bnew URL\(\s*)'(\.\.?\/[^'$]+)'/g;
+// Files the build writes beside the sources (dist/, the glues), which a source may name.
+const BUILT = /^(dist\/|build\/)|\/(wasm-attention-[\w-]+\.(mjs|wasm)|[\w-]+\.worker\.mjs)$/;
+
+// The lines of a source that are not comments (an example in a comment imports nothing).
+const codeLines = (text) => text.split('\n').filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line));
+
+/** Relative imports of the shipped JavaScript that name no tracked file: `{ file, specifier }`. */
+export function unresolvedImports(files = shippedFiles()) {
+  const tracked = new Set(files.concat(execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n')));
+  const folders = new Set(
+    [...tracked].flatMap((f) =>
+      f
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+    ),
+  );
+  return files
+    .filter((file) => JAVASCRIPT.test(file))
+    .flatMap((file) =>
+      codeLines(readFileSync(join(ROOT, file), 'utf8'))
+        .flatMap((line) => [...line.matchAll(RELATIVE_SPECIFIER)])
+        .map((m) => ({ file, specifier: m[1], target: posix.normalize(posix.join(posix.dirname(file), m[1])) }))
+        .filter(({ target, specifier }) => {
+          if (tracked.has(target) || BUILT.test(target) || BUILT.test(`/${target}`)) return false;
+          return !(specifier.endsWith('/') && folders.has(target.replace(/\/$/, '')));
+        })
+        .map(({ file, specifier }) => ({ file, specifier })),
+    );
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const files = longFiles();
   const functions = longFunctions();
   for (const { file, lines } of files) console.log(`file over ${MAX_FILE_LINES} lines: ${file} (${lines})`);
   for (const { file, name, line, lines } of functions)
     console.log(`function over ${MAX_FUNCTION_LINES} lines: ${file}:${line} ${name} (${lines})`);
-  console.log(`${files.length} files and ${functions.length} functions over the limits`);
-  process.exitCode = files.length + functions.length > 0 ? 1 : 0;
+  const imports = unresolvedImports();
+  for (const { file, specifier } of imports) console.log(`import of no tracked file: ${file} → ${specifier}`);
+  console.log(
+    `${files.length} files and ${functions.length} functions over the limits; ${imports.length} unresolved imports`,
+  );
+  process.exitCode = files.length + functions.length + imports.length > 0 ? 1 : 0;
 }

@@ -1,0 +1,48 @@
+'use strict';
+// The house's rules, checked on the tracked tree: no shipped source file over 350 lines, no JavaScript
+// function over 80 lines, every relative import resolving to a tracked file, and docs/ARCHITECTURE.md
+// naming every file of the code, its scripts and benchmarks (and nothing that is gone). The measures
+// live in scripts/house-rules.mjs and scripts/architecture-map.mjs, ES modules run in a child process.
+const { execFileSync } = require('child_process');
+const path = require('path');
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** Runs `expression` (an ES module expression over the two scripts' exports) and returns its JSON. */
+function ask(expression) {
+  const script = `import * as rules from './scripts/house-rules.mjs';
+    import * as map from './scripts/architecture-map.mjs';
+    console.log(JSON.stringify(await (${expression})));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+test('the measure finds a long function, its nested closures included, and passes a short one', () => {
+  const body = (n) => Array.from({ length: n }, (_, i) => `  const v${i} = ${i};`).join('\n');
+  const long = `export function outer() {\n  return () => {\n${body(80)}\n  };\n}\n`;
+  const short = `const f = (a) => {\n${body(78)}\n};\n`;
+  const spans = ask(`[rules.functionSpans(${JSON.stringify(long)}), rules.functionSpans(${JSON.stringify(short)})]`);
+  expect(spans[0]).toEqual([
+    { name: 'outer', line: 1, lines: 84 },
+    { name: '(anonymous)', line: 2, lines: 82 },
+  ]);
+  expect(spans[1]).toEqual([{ name: 'f', line: 1, lines: 80 }]);
+});
+
+test('no shipped source file is over 350 lines', () => {
+  expect(ask('rules.longFiles()')).toEqual([]);
+});
+
+test('no JavaScript function in bindings/, lib/, viz/ or web/ is over 80 lines', () => {
+  expect(ask('rules.longFunctions()')).toEqual([]);
+});
+
+test('every relative import of the shipped JavaScript names a tracked file', () => {
+  expect(ask('rules.unresolvedImports()')).toEqual([]);
+});
+
+test('docs/ARCHITECTURE.md names every file of the code, scripts and benchmarks, and no file that is gone', () => {
+  expect(ask('map.mappedFiles().length')).toBeGreaterThan(150);
+  expect(ask('map.unmappedFiles()')).toEqual([]);
+  expect(ask('map.staleNames()')).toEqual([]);
+});
