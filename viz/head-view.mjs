@@ -1,7 +1,7 @@
 // createHeadView: BertViz's head view. One layer's heads as lines from each query token (left)
 // to the key tokens it attends to (right), one colour per head; head toggles are buttons with
 // aria-pressed; pointing at or moving the keyboard focus to a token shows only its lines, and
-// its strongest keys are read out as page text.
+// its strongest keys are read out as page text. The view is the HeadView class below.
 import {
   checkAttention,
   checkElement,
@@ -13,15 +13,15 @@ import {
   describe,
 } from './checks.mjs';
 import { headColour } from './colour-scale.mjs';
-import { createTracker, el, formatWeight, onWidthChange, tokenText, readoutLine, sizeCanvas } from './dom.mjs';
+import { createTracker, el, onWidthChange, tokenText, readoutLine, sizeCanvas } from './dom.mjs';
 import { FONT_FAMILY } from './heatmap-draw.mjs';
 import { HEAD_FONT_PX, headLayout, paintHeadView, tokenAt } from './head-view-draw.mjs';
+import { describeFocus } from './head-view-readout.mjs';
 import { ensureStyles } from './styles.mjs';
 import { viewHandle } from './view-handle.mjs';
 
 const VIEW = 'createHeadView';
 const KNOWN = ['attention', 'tokens', 'layer', 'numberFrom'];
-const TOP_KEYS = 3;
 const LABEL_MAX_PX = 110;
 
 function validate(o) {
@@ -36,56 +36,77 @@ function validate(o) {
   return heads;
 }
 
-/**
- * @param {HTMLElement} element
- * @param {{ attention: Float32Array[], tokens: string[], layer?: number }} options
- */
-export function createHeadView(element, options) {
-  checkElement(VIEW, element);
-  checkOptions(VIEW, options);
-  checkKnown(VIEW, options, KNOWN);
-  let o = { layer: 0, ...options };
-  let numHeads = validate(o);
-  ensureStyles(element.ownerDocument);
+// The keyboard's next token from `cursor` ({ side, i }), before it is kept inside 0 … T−1.
+function keyMove(key, cursor, T, page) {
+  const moves = {
+    ArrowUp: () => ({ ...cursor, i: cursor.i - 1 }),
+    ArrowDown: () => ({ ...cursor, i: cursor.i + 1 }),
+    ArrowLeft: () => ({ ...cursor, side: 'query' }),
+    ArrowRight: () => ({ ...cursor, side: 'key' }),
+    Home: () => ({ ...cursor, i: 0 }),
+    End: () => ({ ...cursor, i: T - 1 }),
+    PageUp: () => ({ ...cursor, i: cursor.i - page }),
+    PageDown: () => ({ ...cursor, i: cursor.i + page }),
+  };
+  return moves[key] ? moves[key]() : null;
+}
 
-  const tracker = createTracker();
-  const title = el('span', { class: 'wa-viz-title' });
-  const toggles = el('div', { class: 'wa-viz-heads', role: 'group', 'aria-label': 'Heads shown' });
-  const canvas = el('canvas', { tabindex: '0', role: 'img', 'data-testid': 'viz-head-canvas' });
-  const readout = readoutLine();
-  const root = tracker.root(
-    el(
-      'div',
-      { class: 'wa-viz wa-viz-headview', 'data-testid': 'viz-head-view' },
-      el('div', { class: 'wa-viz-bar' }, title, toggles),
-      el('div', { class: 'wa-viz-scroll' }, canvas),
-      readout,
-    ),
-  );
-  element.append(root);
-  const ctx = canvas.getContext('2d');
-  const measure = document.createElement('canvas').getContext('2d');
-  measure.font = `${HEAD_FONT_PX}px ${FONT_FAMILY}`;
+const sameToken = (a, b) => a?.i === b?.i && a?.side === b?.side;
 
-  let shown = [];
-  let labels = [];
-  let labelWidth = 0;
-  let hover = null;
-  let pinned = null; // a clicked token keeps its lines after the pointer leaves
-  let cursor = null; // the keyboard's token while the canvas has focus
-  let layout = null;
-  const base = () => o.numberFrom ?? 0;
+class HeadView {
+  constructor(element, o, numHeads) {
+    this.element = element;
+    this.o = o;
+    this.numHeads = numHeads;
+    this.tracker = createTracker();
+    this.buildElements();
+    this.measure = document.createElement('canvas').getContext('2d');
+    this.measure.font = `${HEAD_FONT_PX}px ${FONT_FAMILY}`;
+    this.shown = [];
+    this.labels = [];
+    this.labelWidth = 0;
+    this.hover = null;
+    this.pinned = null; // a clicked token keeps its lines after the pointer leaves
+    this.cursor = null; // the keyboard's token while the canvas has focus
+    this.layout = null;
+    this.listen();
+    this.setData();
+    this.draw();
+  }
 
-  function buildToggles() {
-    if (toggles.children.length === numHeads) return;
-    shown = Array.from({ length: numHeads }, (_, h) => shown[h] ?? true);
-    toggles.replaceChildren(
-      ...shown.map((on, h) => {
+  buildElements() {
+    this.title = el('span', { class: 'wa-viz-title' });
+    this.toggles = el('div', { class: 'wa-viz-heads', role: 'group', 'aria-label': 'Heads shown' });
+    this.canvas = el('canvas', { tabindex: '0', role: 'img', 'data-testid': 'viz-head-canvas' });
+    this.readout = readoutLine();
+    this.root = this.tracker.root(
+      el(
+        'div',
+        { class: 'wa-viz wa-viz-headview', 'data-testid': 'viz-head-view' },
+        el('div', { class: 'wa-viz-bar' }, this.title, this.toggles),
+        el('div', { class: 'wa-viz-scroll' }, this.canvas),
+        this.readout,
+      ),
+    );
+    this.element.append(this.root);
+    this.ctx = this.canvas.getContext('2d');
+  }
+
+  base() {
+    return this.o.numberFrom ?? 0;
+  }
+
+  buildToggles() {
+    const { numHeads } = this;
+    if (this.toggles.children.length === numHeads) return;
+    this.shown = Array.from({ length: numHeads }, (_, h) => this.shown[h] ?? true);
+    this.toggles.replaceChildren(
+      ...this.shown.map((on, h) => {
         const button = el(
           'button',
           { type: 'button', 'aria-pressed': String(on), 'data-head': String(h), 'data-testid': 'viz-head-toggle' },
           el('span', { class: 'wa-viz-swatch', 'aria-hidden': 'true' }),
-          `head ${h + base()}`,
+          `head ${h + this.base()}`,
         );
         button.firstChild.style.background = headColour(h);
         return button;
@@ -93,60 +114,47 @@ export function createHeadView(element, options) {
     );
   }
 
-  function setData() {
-    labels = o.tokens.map(tokenText);
+  setData() {
+    const { o } = this;
+    this.labels = o.tokens.map(tokenText);
     let widest = 0;
-    for (const t of labels) widest = Math.max(widest, measure.measureText(t).width);
-    labelWidth = Math.min(LABEL_MAX_PX, widest) + 6;
-    buildToggles();
+    for (const t of this.labels) widest = Math.max(widest, this.measure.measureText(t).width);
+    this.labelWidth = Math.min(LABEL_MAX_PX, widest) + 6;
+    this.buildToggles();
     const T = o.tokens.length;
-    for (const f of [hover, pinned, cursor]) if (f && f.i >= T) f.i = T - 1;
-    title.textContent = `Layer ${o.layer + base()}`;
-    canvas.setAttribute(
+    for (const f of [this.hover, this.pinned, this.cursor]) if (f && f.i >= T) f.i = T - 1;
+    this.title.textContent = `Layer ${o.layer + this.base()}`;
+    this.canvas.setAttribute(
       'aria-label',
-      `Head view of layer ${o.layer + base()}: ${T} tokens, queries on the left, keys on the right, a line per weight, one colour per head. ` +
+      `Head view of layer ${o.layer + this.base()}: ${T} tokens, queries on the left, keys on the right, a line per weight, one colour per head. ` +
         'Up and Down move between tokens, Left and Right between the query and key columns; the strongest links are read out below.',
     );
   }
 
-  const focusNow = () => hover ?? cursor ?? pinned;
-
-  function describeFocus(f) {
-    const T = o.tokens.length;
-    const weights = o.attention[o.layer];
-    const heads = shown.map((on, h) => (on ? h : -1)).filter((h) => h >= 0);
-    if (heads.length === 0) return `${f.side} “${labels[f.i]}” (#${f.i + base()}): no head shown`;
-    const mean = new Float64Array(T);
-    for (const h of heads)
-      for (let k = 0; k < T; k++)
-        mean[k] += f.side === 'query' ? weights[h * T * T + f.i * T + k] : weights[h * T * T + k * T + f.i];
-    const order = Array.from(mean.keys())
-      .sort((a, b) => mean[b] - mean[a])
-      .slice(0, TOP_KEYS);
-    const which =
-      heads.length === numHeads
-        ? 'all heads'
-        : `head${heads.length > 1 ? 's' : ''} ${heads.map((h) => h + base()).join(', ')}`;
-    const links = order
-      .map((k) => `“${labels[k]}” (#${k + base()}) ${formatWeight(mean[k] / heads.length)}`)
-      .join(', ');
-    return f.side === 'query'
-      ? `query “${labels[f.i]}” (#${f.i + base()}) attends most to ${links} (mean of ${which})`
-      : `key “${labels[f.i]}” (#${f.i + base()}) is attended most by ${links} (mean of ${which})`;
-  }
-
-  function draw() {
+  draw() {
+    const { o, canvas } = this;
     const dpr = window.devicePixelRatio || 1;
-    const room = Math.min(640, element.clientWidth || root.clientWidth || 480);
+    const room = Math.min(640, this.element.clientWidth || this.root.clientWidth || 480);
     const T = o.tokens.length;
     const height = Math.min(T * 20, Math.max(240, Math.round((window.innerHeight || 800) * 0.7)));
-    layout = headLayout({ T, width: room, height, labelWidth });
-    sizeCanvas(canvas, ctx, layout.width, layout.height, dpr);
-    const focus = focusNow();
-    const drawn = paintHeadView(ctx, layout, { weights: o.attention[o.layer], heads: shown, labels, focus });
-    if (focus) readout.textContent = describeFocus(focus);
+    const layout = headLayout({ T, width: room, height, labelWidth: this.labelWidth });
+    this.layout = layout;
+    sizeCanvas(canvas, this.ctx, layout.width, layout.height, dpr);
+    const focus = this.hover ?? this.cursor ?? this.pinned;
+    const weights = o.attention[o.layer];
+    const { shown, labels } = this;
+    const drawn = paintHeadView(this.ctx, layout, { weights, heads: shown, labels, focus });
+    if (focus)
+      this.readout.textContent = describeFocus(focus, {
+        weights,
+        T,
+        shown,
+        numHeads: this.numHeads,
+        labels,
+        base: this.base(),
+      });
     else if (drawn.lines === null)
-      readout.textContent = `${T} tokens: too many lines to draw at once; point at or focus a token to see its lines.`;
+      this.readout.textContent = `${T} tokens: too many lines to draw at once; point at or focus a token to see its lines.`;
     canvas.dataset.layout = JSON.stringify({
       top: layout.top,
       rowHeight: layout.rowHeight,
@@ -160,78 +168,91 @@ export function createHeadView(element, options) {
     });
   }
 
-  tracker.on(toggles, 'click', (e) => {
+  listen() {
+    const { tracker, canvas } = this;
+    tracker.on(this.toggles, 'click', (e) => this.toggle(e));
+    tracker.on(canvas, 'pointermove', (e) => {
+      const at = this.pointAt(e);
+      if (sameToken(at, this.hover)) return;
+      this.hover = at;
+      this.draw();
+    });
+    tracker.on(canvas, 'pointerleave', () => {
+      this.hover = null;
+      this.draw();
+    });
+    tracker.on(canvas, 'click', (e) => {
+      const at = this.pointAt(e);
+      this.pinned = at && !(this.pinned && sameToken(this.pinned, at)) ? at : null;
+      this.hover = at;
+      this.draw();
+    });
+    tracker.on(canvas, 'focus', () => {
+      this.cursor = this.cursor ?? this.pinned ?? { side: 'query', i: 0 };
+      this.draw();
+    });
+    tracker.on(canvas, 'blur', () => {
+      this.pinned = this.cursor;
+      this.cursor = null;
+      this.draw();
+    });
+    tracker.on(canvas, 'keydown', (e) => this.keyDown(e));
+    onWidthChange(tracker, this.element, () => this.draw());
+  }
+
+  toggle(e) {
     const button = e.target.closest('button[data-head]');
     if (!button) return;
     const h = Number(button.dataset.head);
-    shown[h] = !shown[h];
-    button.setAttribute('aria-pressed', String(shown[h]));
-    draw();
-  });
-  const pointAt = (e) => {
-    const box = canvas.getBoundingClientRect();
-    return layout ? tokenAt(layout, e.clientX - box.left, e.clientY - box.top) : null;
-  };
-  tracker.on(canvas, 'pointermove', (e) => {
-    const at = pointAt(e);
-    if (at?.i === hover?.i && at?.side === hover?.side) return;
-    hover = at;
-    draw();
-  });
-  tracker.on(canvas, 'pointerleave', () => {
-    hover = null;
-    draw();
-  });
-  tracker.on(canvas, 'click', (e) => {
-    const at = pointAt(e);
-    pinned = at && !(pinned && pinned.i === at.i && pinned.side === at.side) ? at : null;
-    hover = at;
-    draw();
-  });
-  tracker.on(canvas, 'focus', () => {
-    cursor = cursor ?? pinned ?? { side: 'query', i: 0 };
-    draw();
-  });
-  tracker.on(canvas, 'blur', () => {
-    pinned = cursor;
-    cursor = null;
-    draw();
-  });
-  tracker.on(canvas, 'keydown', (e) => {
-    if (!cursor || e.altKey || e.ctrlKey || e.metaKey) return;
-    const T = o.tokens.length;
-    const page = Math.max(1, Math.floor(400 / layout.rowHeight));
-    const moves = {
-      ArrowUp: () => ({ ...cursor, i: cursor.i - 1 }),
-      ArrowDown: () => ({ ...cursor, i: cursor.i + 1 }),
-      ArrowLeft: () => ({ ...cursor, side: 'query' }),
-      ArrowRight: () => ({ ...cursor, side: 'key' }),
-      Home: () => ({ ...cursor, i: 0 }),
-      End: () => ({ ...cursor, i: T - 1 }),
-      PageUp: () => ({ ...cursor, i: cursor.i - page }),
-      PageDown: () => ({ ...cursor, i: cursor.i + page }),
-    };
-    if (!moves[e.key]) return;
+    this.shown[h] = !this.shown[h];
+    button.setAttribute('aria-pressed', String(this.shown[h]));
+    this.draw();
+  }
+
+  pointAt(e) {
+    const box = this.canvas.getBoundingClientRect();
+    return this.layout ? tokenAt(this.layout, e.clientX - box.left, e.clientY - box.top) : null;
+  }
+
+  keyDown(e) {
+    if (!this.cursor || e.altKey || e.ctrlKey || e.metaKey) return;
+    const T = this.o.tokens.length;
+    const page = Math.max(1, Math.floor(400 / this.layout.rowHeight));
+    const next = keyMove(e.key, this.cursor, T, page);
+    if (!next) return;
     e.preventDefault();
-    const next = moves[e.key]();
-    cursor = { side: next.side, i: Math.max(0, Math.min(T - 1, next.i)) };
-    draw();
-  });
-  onWidthChange(tracker, element, draw);
+    this.cursor = { side: next.side, i: Math.max(0, Math.min(T - 1, next.i)) };
+    this.draw();
+  }
 
-  setData();
-  draw();
+  /** update(data), its options already known: checked as a whole, then shown. */
+  apply(data) {
+    const next = { ...this.o, ...data };
+    this.numHeads = validate(next);
+    this.o = next;
+    this.setData();
+    this.draw();
+  }
 
+  dispose() {
+    this.tracker.undo();
+  }
+}
+
+/**
+ * @param {HTMLElement} element
+ * @param {{ attention: Float32Array[], tokens: string[], layer?: number }} options
+ */
+export function createHeadView(element, options) {
+  checkElement(VIEW, element);
+  checkOptions(VIEW, options);
+  checkKnown(VIEW, options, KNOWN);
+  const o = { layer: 0, ...options };
+  const numHeads = validate(o);
+  ensureStyles(element.ownerDocument);
+  const view = new HeadView(element, o, numHeads);
   return viewHandle(VIEW, KNOWN, {
-    apply(data) {
-      const next = { ...o, ...data };
-      numHeads = validate(next);
-      o = next;
-      setData();
-      draw();
-    },
-    teardown() {
-      tracker.undo();
-    },
+    apply: (data) => view.apply(data),
+    teardown: () => view.dispose(),
   });
 }

@@ -20,47 +20,60 @@ function point(canvas, e) {
   return { x: e.clientX - box.left, y: e.clientY - box.top };
 }
 
-export function attachHeatmapInput(tracker, canvas, h) {
-  const pointers = new Map(); // pointerId → last point, while pressed
-  let pinch = null; // { distance } while two pointers are down
-  let dragged = false;
+/** The pressed pointers of one canvas: a drag pans, two pointers pinch, a tap selects. */
+class HeatmapInput {
+  constructor(canvas, handlers) {
+    this.canvas = canvas;
+    this.h = handlers;
+    this.pointers = new Map(); // pointerId → last point, while pressed
+    this.pinch = null; // { distance } while two pointers are down
+    this.dragged = false;
+  }
 
-  tracker.on(canvas, 'pointermove', (e) => {
-    const p = point(canvas, e);
+  pointerMove(e) {
+    const { h, pointers } = this;
+    const p = point(this.canvas, e);
     const last = pointers.get(e.pointerId);
     if (last) {
       pointers.set(e.pointerId, p);
       if (pointers.size === 2) {
-        const [a, b] = [...pointers.values()];
-        const distance = Math.hypot(a.x - b.x, a.y - b.y);
-        if (pinch && distance > 0) h.zoomBy(distance / pinch.distance, (a.x + b.x) / 2, (a.y + b.y) / 2);
-        pinch = { distance };
+        this.pinchTo([...pointers.values()]);
         return;
       }
       const layout = h.layout();
       if (layout && layout.zoom > 1 && (Math.abs(p.x - last.x) > 0 || Math.abs(p.y - last.y) > 0)) {
-        dragged = true;
+        this.dragged = true;
         h.panBy(last.x - p.x, last.y - p.y);
         return;
       }
     }
     h.hover(h.cellAt(p.x, p.y));
-  });
-  tracker.on(canvas, 'pointerleave', () => {
-    if (pointers.size === 0) h.hover(null);
-  });
-  tracker.on(canvas, 'pointerdown', (e) => {
-    pointers.set(e.pointerId, point(canvas, e));
-    dragged = false;
-    if (pointers.size === 2) pinch = null;
-    if (h.layout()?.zoom > 1 && canvas.setPointerCapture) canvas.setPointerCapture(e.pointerId);
-  });
-  const release = (e) => {
+  }
+
+  pinchTo([a, b]) {
+    const distance = Math.hypot(a.x - b.x, a.y - b.y);
+    if (this.pinch && distance > 0) this.h.zoomBy(distance / this.pinch.distance, (a.x + b.x) / 2, (a.y + b.y) / 2);
+    this.pinch = { distance };
+  }
+
+  pointerLeave() {
+    if (this.pointers.size === 0) this.h.hover(null);
+  }
+
+  pointerDown(e) {
+    this.pointers.set(e.pointerId, point(this.canvas, e));
+    this.dragged = false;
+    if (this.pointers.size === 2) this.pinch = null;
+    if (this.h.layout()?.zoom > 1 && this.canvas.setPointerCapture) this.canvas.setPointerCapture(e.pointerId);
+  }
+
+  release(e) {
+    const { h, pointers } = this;
     const was = pointers.get(e.pointerId);
     pointers.delete(e.pointerId);
-    if (pointers.size < 2) pinch = null;
-    if (e.type === 'pointerup' && was && !dragged && pointers.size === 0) {
-      const p = point(canvas, e);
+    if (pointers.size < 2) this.pinch = null;
+    if (e.type === 'pointerup' && was && !this.dragged && pointers.size === 0) {
+      const p = point(this.canvas, e);
       const cell = h.cellAt(p.x, p.y);
       // A tap on a phone has no hover before it: it shows the cell as a hover would.
       if (cell) {
@@ -68,46 +81,54 @@ export function attachHeatmapInput(tracker, canvas, h) {
         h.select(cell);
       }
     }
-  };
-  tracker.on(canvas, 'pointerup', release);
-  tracker.on(canvas, 'pointercancel', release);
-  tracker.on(
-    canvas,
-    'wheel',
-    (e) => {
-      const p = point(canvas, e);
-      if (e.ctrlKey || e.metaKey) {
-        e.preventDefault();
-        h.zoomBy(Math.exp(-e.deltaY / 300), p.x, p.y);
-        return;
-      }
-      const layout = h.layout();
-      if (!layout || layout.zoom <= 1) return;
+  }
+
+  wheel(e) {
+    const { h } = this;
+    const p = point(this.canvas, e);
+    if (e.ctrlKey || e.metaKey) {
       e.preventDefault();
-      if (e.shiftKey) h.panBy(e.deltaY, 0);
-      else h.panBy(e.deltaX, e.deltaY);
-    },
-    { passive: false },
-  );
-  tracker.on(canvas, 'focus', () => h.focus(true));
-  tracker.on(canvas, 'blur', () => h.focus(false));
-  tracker.on(canvas, 'keydown', (e) => {
-    if (e.altKey) return;
-    const move = MOVES[e.key];
-    if (move) {
-      e.preventDefault();
-      h.move((c, m) => move(c, m, e));
+      h.zoomBy(Math.exp(-e.deltaY / 300), p.x, p.y);
       return;
     }
-    if (e.key in ZOOM_KEYS && !e.ctrlKey && !e.metaKey) {
-      e.preventDefault();
-      h.zoomBy(ZOOM_KEYS[e.key]);
-    } else if (e.key === '0' && !e.ctrlKey && !e.metaKey) {
-      e.preventDefault();
-      h.zoomFit();
-    } else if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      h.selectCursor();
-    }
-  });
+    const layout = h.layout();
+    if (!layout || layout.zoom <= 1) return;
+    e.preventDefault();
+    if (e.shiftKey) h.panBy(e.deltaY, 0);
+    else h.panBy(e.deltaX, e.deltaY);
+  }
+}
+
+function keyDown(h, e) {
+  if (e.altKey) return;
+  const move = MOVES[e.key];
+  if (move) {
+    e.preventDefault();
+    h.move((c, m) => move(c, m, e));
+    return;
+  }
+  if (e.key in ZOOM_KEYS && !e.ctrlKey && !e.metaKey) {
+    e.preventDefault();
+    h.zoomBy(ZOOM_KEYS[e.key]);
+  } else if (e.key === '0' && !e.ctrlKey && !e.metaKey) {
+    e.preventDefault();
+    h.zoomFit();
+  } else if (e.key === 'Enter' || e.key === ' ') {
+    e.preventDefault();
+    h.selectCursor();
+  }
+}
+
+export function attachHeatmapInput(tracker, canvas, h) {
+  const input = new HeatmapInput(canvas, h);
+  const release = (e) => input.release(e);
+  tracker.on(canvas, 'pointermove', (e) => input.pointerMove(e));
+  tracker.on(canvas, 'pointerleave', () => input.pointerLeave());
+  tracker.on(canvas, 'pointerdown', (e) => input.pointerDown(e));
+  tracker.on(canvas, 'pointerup', release);
+  tracker.on(canvas, 'pointercancel', release);
+  tracker.on(canvas, 'wheel', (e) => input.wheel(e), { passive: false });
+  tracker.on(canvas, 'focus', () => h.focus(true));
+  tracker.on(canvas, 'blur', () => h.focus(false));
+  tracker.on(canvas, 'keydown', (e) => keyDown(h, e));
 }
