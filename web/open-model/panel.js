@@ -12,11 +12,10 @@ function fileButton(text, attrs) {
   return el('label', { class: 'file-button' }, text, el('input', { type: 'file', class: 'visually-hidden', ...attrs }));
 }
 
-function sourceSection() {
+/** What the tab runs and what a checkpoint's folder holds. */
+function introduction() {
   const families = `${FAMILIES.slice(0, -1).join(', ')} or ${FAMILIES[FAMILIES.length - 1]}`;
-  return el(
-    'section',
-    { class: 'settings', 'aria-labelledby': 'om-heading' },
+  return [
     el('h2', { id: 'om-heading', text: 'Open a model: your checkpoint, every layer and head' }),
     el('p', {
       class: 'caption',
@@ -25,56 +24,69 @@ function sourceSection() {
         'Worker on this computer (nothing is uploaded): its folder holds config.json, the weights (model.safetensors, ' +
         'or shards with model.safetensors.index.json) and usually tokenizer.json.',
     }),
+  ];
+}
+
+function dropZone() {
+  return el(
+    'div',
+    { class: 'om-drop', 'data-testid': 'om-drop' },
+    el('p', { text: 'Drop a model folder or its files here, or' }),
     el(
       'div',
-      { class: 'om-drop', 'data-testid': 'om-drop' },
-      el('p', { text: 'Drop a model folder or its files here, or' }),
-      el(
-        'div',
-        { class: 'buttons' },
-        fileButton('Choose a folder…', { webkitdirectory: '', 'data-testid': 'om-folder', id: 'om-folder' }),
-        fileButton('Choose files…', {
-          multiple: '',
-          accept: '.json,.safetensors',
-          'data-testid': 'om-files',
-          id: 'om-files',
-        }),
-      ),
+      { class: 'buttons' },
+      fileButton('Choose a folder…', { webkitdirectory: '', 'data-testid': 'om-folder', id: 'om-folder' }),
+      fileButton('Choose files…', {
+        multiple: '',
+        accept: '.json,.safetensors',
+        'data-testid': 'om-files',
+        id: 'om-files',
+      }),
     ),
+  );
+}
+
+/** The address form, with how the weights and each run's K/V cache are stored. */
+function urlForm() {
+  return el(
+    'form',
+    { class: 'controls', 'data-testid': 'om-url-form', autocomplete: 'off' },
     el(
-      'form',
-      { class: 'controls', 'data-testid': 'om-url-form', autocomplete: 'off' },
-      el(
-        'label',
-        { class: 'wide' },
-        'or the address of a model folder',
-        el('input', {
-          type: 'text',
-          inputmode: 'url',
-          spellcheck: 'false',
-          'data-testid': 'om-url',
-          placeholder: 'https://huggingface.co/owner/name',
-        }),
-      ),
-      el('div', { class: 'buttons' }, el('button', { type: 'submit', 'data-testid': 'om-open-url', text: 'Open' })),
-      field(
-        'weights in the engine (any source)',
-        choice('om-dtype', [
-          ['f32', 'f32: as float32'],
-          ['f16', 'f16: half the bytes'],
-          ['bf16', 'bf16: half the bytes'],
-          ['int8', 'int8: a quarter, per-row scales'],
-        ]),
-      ),
-      field(
-        'K/V cache of each run',
-        choice('om-kv-dtype', [
-          ['f32', 'f32: as float32'],
-          ['f16', 'f16: half the bytes'],
-          ['bf16', 'bf16: half the bytes'],
-        ]),
-      ),
+      'label',
+      { class: 'wide' },
+      'or the address of a model folder',
+      el('input', {
+        type: 'text',
+        inputmode: 'url',
+        spellcheck: 'false',
+        'data-testid': 'om-url',
+        placeholder: 'https://huggingface.co/owner/name',
+      }),
     ),
+    el('div', { class: 'buttons' }, el('button', { type: 'submit', 'data-testid': 'om-open-url', text: 'Open' })),
+    field(
+      'weights in the engine (any source)',
+      choice('om-dtype', [
+        ['f32', 'f32: as float32'],
+        ['f16', 'f16: half the bytes'],
+        ['bf16', 'bf16: half the bytes'],
+        ['int8', 'int8: a quarter, per-row scales'],
+      ]),
+    ),
+    field(
+      'K/V cache of each run',
+      choice('om-kv-dtype', [
+        ['f32', 'f32: as float32'],
+        ['f16', 'f16: half the bytes'],
+        ['bf16', 'bf16: half the bytes'],
+      ]),
+    ),
+  );
+}
+
+/** The progress bar and Cancel, the status and memory lines, Close model and the error box. */
+function loadingLines() {
+  return [
     el(
       'div',
       { class: 'om-loading', 'data-testid': 'om-loading', hidden: '' },
@@ -95,6 +107,17 @@ function sourceSection() {
       }),
     ),
     el('div', { class: 'error', role: 'alert', 'data-testid': 'om-error', hidden: '' }),
+  ];
+}
+
+function sourceSection() {
+  return el(
+    'section',
+    { class: 'settings', 'aria-labelledby': 'om-heading' },
+    ...introduction(),
+    dropZone(),
+    urlForm(),
+    ...loadingLines(),
   );
 }
 

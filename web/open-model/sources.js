@@ -1,10 +1,10 @@
 // Where a checkpoint comes from, as the user gives it: the folder and file inputs, a drop of files
 // or folders anywhere on the tab, and the address form. Each ends in one callback; what the files
-// hold is open-model-files.js's to judge.
+// hold is files.js's to judge.
 import { checkpointUrl, filesFromDrop } from './files.js';
 
 /**
- * @param {object} $   the tab's nodes (open-model-panel.js)
+ * @param {object} $   the tab's nodes (panel.js)
  * @param {HTMLElement} panel   the tab's panel: a drop anywhere on it counts
  * @param {{ files(files: File[], how: string), url(url: string), problem(text: string) }} on
  */
