@@ -46,3 +46,28 @@ test('docs/ARCHITECTURE.md names every file of the code, scripts and benchmarks,
   expect(ask('map.unmappedFiles()')).toEqual([]);
   expect(ask('map.staleNames()')).toEqual([]);
 });
+
+// A file in the unit project must run without a build: neither it nor a local module it requires may load
+// the package (mapped to dist/) or name dist/ or build/.
+test('the unit project (tests/test-sets.js) loads nothing built', () => {
+  const fs = require('fs');
+  const { UNIT } = require('../test-sets.js');
+  const needsBuild = (file, seen = new Set()) => {
+    // this file names the patterns it looks for, and builds nothing
+    if (seen.has(file) || file === __filename) return [];
+    seen.add(file);
+    const text = fs.readFileSync(file, 'utf8');
+    const own = /require\('wasm-attention'\)|import\('wasm-attention'\)|['"/]dist['"/]|\bbuild\//.test(text)
+      ? [file]
+      : [];
+    const local = [...text.matchAll(/require\('(\.\.?\/[\w./-]+)'\)/g)]
+      .map((m) => require.resolve(path.resolve(path.dirname(file), m[1])))
+      .filter((f) => f.startsWith(path.join(ROOT, 'tests')));
+    return own.concat(local.flatMap((f) => needsBuild(f, seen)));
+  };
+  expect(UNIT.length).toBeGreaterThan(5);
+  const found = UNIT.flatMap((name) => needsBuild(path.join(__dirname, `${name}.test.js`)));
+  expect(found.map((f) => path.relative(ROOT, f))).toEqual([]);
+  // the check sees a file that does load the package
+  expect(needsBuild(path.join(__dirname, 'attention-rules.test.js')).length).toBeGreaterThan(0);
+});
