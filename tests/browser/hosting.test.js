@@ -7,7 +7,7 @@
 //   plain     the repository without isolation headers: a page that cannot have threads
 //   locked    the repository, isolated, with a Content-Security-Policy that forbids workers
 //   strict    the repository, isolated, with a Content-Security-Policy whose worker-src allows
-//             blob: and the cdn (what the README tells a page with a CSP)
+//             blob: and the cdn (what docs/building.md tells a page with a CSP)
 // Threads across origins need the pthread workers started from a same-origin bootstrap (a browser
 // refuses a worker script of another origin); an error the browser raises (a DOMException, whose
 // message cannot be assigned) must reach the caller unmasked; threads that cannot be honoured are

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 
 const [command, ...rest] = process.argv.slice(2);
 
-// The step a user of esbuild or Rollup adds (as the README says): copy the package's .wasm files,
+// The step a user of esbuild or Rollup adds (as docs/building.md says): copy the package's .wasm files,
 // and for threads its pthread workers with the glue and helper they import, next to the bundle;
 // both bundlers leave `new URL('./file', import.meta.url)` as it is, relative to the bundle.
 const RUNTIME_FILE = /\.wasm$|\.worker\.mjs$|^wasm-attention-.*-mt\.mjs$|^pthread-worker\.mjs$/;
@@ -57,7 +57,7 @@ const builders = {
   // `vite build` with no config file; only the output folder differs from ./dist.
   vite: (consumer, outDir) => viteBuild(consumer, outDir, {}),
 
-  // The one line of vite.config.js the README advises for apps whose own workers use the package:
+  // The one line of vite.config.js docs/building.md advises for apps whose own workers use the package:
   // ES module workers, which load the six builds' glues on demand (the default 'iife' inlines all six).
   'vite-es-worker': (consumer, outDir) => viteBuild(consumer, outDir, { worker: { format: 'es' } }),
 

@@ -4,7 +4,7 @@
 // Rollup. Each app runs the worked example on the main thread, in a module Web Worker and with
 // threads: 2 in a worker on a cross-origin-isolated page, and is checked against the float64
 // reference. The production bundles must hold no declarations, no .cjs and no Node-only code.
-// Vite builds once more with worker: { format: 'es' } (the README's advice for apps whose own workers
+// Vite builds once more with worker: { format: 'es' } (docs/building.md's advice for apps whose own workers
 // use the package), whose worker chunk must load the builds' glues on demand instead of inlining them.
 // Chromium has relaxed SIMD, so there the apps run the relaxed-SIMD builds (their default).
 // Then the scalar fallback: a Chromium and a Node whose V8 refuses WebAssembly SIMD.
@@ -23,7 +23,7 @@ const { serveStatic } = require('./static-server');
 jest.setTimeout(120000);
 
 const BUNDLE = path.join(__dirname, 'bundle.mjs');
-// vite-es-worker: `vite build` with the one option the README advises, worker: { format: 'es' }.
+// vite-es-worker: `vite build` with the one option docs/building.md advises, worker: { format: 'es' }.
 const PRODUCTION = ['vite', 'vite-es-worker', 'webpack', 'esbuild', 'rollup'];
 // What a browser bundle must not carry: Node's modules, by any of the names glue code uses.
 const NODE_ONLY = [
@@ -361,7 +361,7 @@ describe.each(PRODUCTION)('%s production build, on an ordinary static host', (bu
   });
 });
 
-describe("an app whose own worker uses the package, built by Vite (the README's worker: { format: 'es' })", () => {
+describe("an app whose own worker uses the package, built by Vite (docs/building.md's worker: { format: 'es' })", () => {
   // The app's worker chunk (src/worker.js and what it imports) of a Vite build: { name, size, text }.
   function workerChunk(bundler) {
     const chunks = listFiles(outDir(bundler)).filter((f) => /^assets\/worker-[\w-]+\.js$/.test(f.name));
