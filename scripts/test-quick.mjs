@@ -11,7 +11,8 @@ const require = createRequire(import.meta.url);
 const { QUICK_LEAVES_OUT } = require('../tests/test-sets.js');
 const hasBuild = existsSync(join(ROOT, 'dist', 'index.cjs'));
 
-// The newest modification time under a folder: a source newer than dist/ means the build is stale.
+// The newest modification time under a folder: a source newer than everything in dist/ means the build
+// is stale (assemble-dist rewrites only the files whose content changed).
 function newest(folder) {
   let latest = 0;
   for (const entry of readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })) {
@@ -35,9 +36,8 @@ console.log(
 );
 if (!hasBuild) console.log('  - the engine project: there is no build (dist/). `npm run build` makes one.');
 else {
-  const stale = ['bindings', 'lib', 'src'].filter(
-    (folder) => newest(folder) > statSync(join(ROOT, 'dist', 'index.cjs')).mtimeMs,
-  );
+  const built = newest('dist');
+  const stale = ['bindings', 'lib', 'src'].filter((folder) => newest(folder) > built);
   if (stale.length > 0)
     console.log(
       `  ! dist/ is older than ${stale.join(', ')}: run \`node scripts/assemble-dist.mjs\` (JavaScript) or \`npm run build\` (C++)`,
