@@ -40,6 +40,15 @@ export function unmappedFiles() {
 
 /** Names in the map that are no tracked file (a file moved or removed, the map not told). */
 export function staleNames() {
-  const files = new Set(mappedFiles());
-  return [...namedPaths()].filter((name) => !name.endsWith('/') && !files.has(name));
+  const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n');
+  const files = new Set(tracked);
+  const folders = new Set(
+    tracked.flatMap((f) =>
+      f
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, p) => `${p.slice(0, i + 1).join('/')}/`),
+    ),
+  );
+  return [...namedPaths()].filter((name) => !files.has(name) && !folders.has(name));
 }
