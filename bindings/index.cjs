@@ -12,6 +12,7 @@ const {
   attentionArgsFromStateDict,
   isKeyMasked,
   kvHeadOf,
+  SUPPORTED_MODEL_TYPES,
 } = require('./create.cjs');
 
 const inDist = (file) => path.join(__dirname, file);
@@ -54,4 +55,5 @@ module.exports = {
   attentionArgsFromStateDict,
   isKeyMasked,
   kvHeadOf,
+  SUPPORTED_MODEL_TYPES,
 };

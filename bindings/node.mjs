@@ -9,4 +9,5 @@ export const {
   attentionArgsFromStateDict,
   isKeyMasked,
   kvHeadOf,
+  SUPPORTED_MODEL_TYPES,
 } = entry;
