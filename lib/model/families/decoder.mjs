@@ -2,27 +2,29 @@
 // norm and an LM head (tied or not), as transformers' modeling code runs them. The model types differ
 // only in a row of TYPES; a new llama-shaped type is a new row there (plus its fixture).
 
-// transformers' LlamaConfig, MistralConfig and Qwen2Config defaults and rules:
-//   maxPositions  max_position_embeddings when config.json leaves it out
-//   windows       which layers a sliding window hides keys in: Llama never; Mistral every layer (its
-//                 default window 4096, an explicit null turns it off); Qwen2 only with
-//                 use_sliding_window, and from layer max_window_layers on (transformers' layer_types)
-//   qkvBias       Q, K and V projections have a bias even without attention_bias
+// Which layers a sliding window hides keys in: { window, from } (every layer from `from` on).
+const WINDOWS = {
+  none: () => ({ window: null, from: 0 }),
+  // Mistral: every layer; its default window is 4096, an explicit null turns it off.
+  everyLayer: (keys) => ({
+    window: keys.isNull('sliding_window') ? null : keys.size('sliding_window', 4096),
+    from: 0,
+  }),
+  // Qwen2: only with use_sliding_window, and from layer max_window_layers on (transformers' layer_types).
+  fromMaxWindowLayers: (keys) =>
+    keys.flag('use_sliding_window', false)
+      ? { window: keys.size('sliding_window'), from: keys.value('max_window_layers', 28) }
+      : { window: null, from: 0 },
+};
+
+// transformers' LlamaConfig, MistralConfig and Qwen2Config: maxPositions is max_position_embeddings
+// when config.json leaves it out; qkvBias, Q, K and V projections with a bias even without
+// attention_bias.
+// prettier-ignore
 const TYPES = {
-  llama: { maxPositions: 2048, windows: () => ({ window: null, from: 0 }), qkvBias: false },
-  mistral: {
-    maxPositions: 4096 * 32,
-    windows: (keys) => ({ window: keys.isNull('sliding_window') ? null : keys.size('sliding_window', 4096), from: 0 }),
-    qkvBias: false,
-  },
-  qwen2: {
-    maxPositions: 32768,
-    windows: (keys) =>
-      keys.flag('use_sliding_window', false)
-        ? { window: keys.size('sliding_window'), from: keys.value('max_window_layers', 28) }
-        : { window: null, from: 0 },
-    qkvBias: true,
-  },
+  llama:   { maxPositions: 2048,      windows: WINDOWS.none,                qkvBias: false },
+  mistral: { maxPositions: 4096 * 32, windows: WINDOWS.everyLayer,          qkvBias: false },
+  qwen2:   { maxPositions: 32768,     windows: WINDOWS.fromMaxWindowLayers, qkvBias: true },
 };
 
 // head_dim (given, or hidden / heads), and RoPE's rotated entries: transformers' dim =
