@@ -25,6 +25,8 @@ import { headKind } from './plan-slots.mjs';
 import { createSampler } from './sampling.mjs';
 import { Session, isSession } from './session.mjs';
 
+// createModel's other callers (the tests, scripts/model-speed.mjs) reach it through dist/create.cjs, with
+// the internal engine of their attn.
 export { engineOf } from '../../bindings/api.mjs';
 
 export class Model {
