@@ -13,6 +13,7 @@ const {
   isKeyMasked,
   kvHeadOf,
   mulberry32,
+  SUPPORTED_MODEL_TYPES,
 } = require('./create.cjs');
 
 const inDist = (file) => path.join(__dirname, file);
@@ -56,4 +57,5 @@ module.exports = {
   isKeyMasked,
   kvHeadOf,
   mulberry32,
+  SUPPORTED_MODEL_TYPES,
 };

@@ -388,6 +388,9 @@ export function mulberry32(seed: number): () => number;
 /** The families loadModel runs, by config.json's model_type. */
 export type ModelType = 'llama' | 'mistral' | 'qwen2' | 'gpt2' | 'bert';
 
+/** Extension: every ModelType, as an array (a page can refuse a config.json before loading it). */
+export const SUPPORTED_MODEL_TYPES: readonly ModelType[];
+
 /** model.config: normalised from config.json (these keys and no others). */
 export interface ModelConfig {
   readonly modelType: ModelType;

@@ -95,7 +95,7 @@ export function createAttention(options) {
 // none of it). Here every source string is a URL (a relative one resolves against the page or
 // worker): there is no file system to read a folder from.
 export async function loadModel(attn, source, options) {
-  const { loadModelWith } = await import('./load-model.mjs');
+  const { loadModelWith } = await import('../lib/model/load-model.mjs');
   return loadModelWith(null, attn, source, options);
 }
 
@@ -104,3 +104,5 @@ export { readSafetensors } from '../lib/readers/safetensors.mjs';
 export { attentionArgsFromStateDict } from '../lib/readers/state-dict.mjs';
 export { isKeyMasked, kvHeadOf } from '../lib/attention-rules.mjs';
 export { mulberry32 } from '../lib/random.mjs';
+// The model types loadModel takes (a page can tell a checkpoint it cannot run before loading it).
+export { SUPPORTED_MODEL_TYPES } from '../lib/model/families/registry.mjs';

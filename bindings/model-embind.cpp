@@ -1,4 +1,4 @@
-// The model functions of the module (src/model/, for bindings/model-engine.mjs): a model made part by
+// The model functions of the module (src/model/, for lib/model/ through model-calls.mjs): a model made part by
 // part from weights the wrapper copies into the heap one part at a time, its forward, its KV caches,
 // and the sizes the wrapper checks against the memory limit before it allocates.
 //

@@ -10,4 +10,5 @@ export const {
   isKeyMasked,
   kvHeadOf,
   mulberry32,
+  SUPPORTED_MODEL_TYPES,
 } = entry;

@@ -1,6 +1,6 @@
 // What the two Embind tables (embind.cpp: attention; model-embind.cpp: models) share about the wire,
-// the block of 32-bit slots the JavaScript wrapper writes before a call (bindings/wire.mjs,
-// engine-model-stage.mjs): reading a slot as a pointer or a float, the slot enum and its names for
+// the block of 32-bit slots the JavaScript wrapper writes before a call (bindings/wire.mjs's
+// SlotStage, for both): reading a slot as a pointer or a float, the slot enum and its names for
 // JavaScript from one X-macro list, and the handle-or-status convention of the create calls.
 #pragma once
 

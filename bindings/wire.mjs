@@ -1,7 +1,8 @@
 // The wire: how arguments reach the module. A call's arguments are staged in a JavaScript copy of the
 // module's slot block (one 32-bit slot per name, names from wireSlots()) and copied into the heap
-// with one set() just before the call. Everything both languages must agree on (status codes, mask
-// kinds, the memory limit, every buffer size) is asked of the module here, never copied.
+// with one set() just before the call; SlotStage is that staging for any slot table (the model
+// functions' too, lib/model/). Everything both languages must agree on (status codes, mask kinds, the
+// memory limit, every buffer size) is asked of the module here, never copied.
 import { outOfMemory } from './heap.mjs';
 import { kvDtypeCode } from './kv-dtype.mjs';
 import { WEIGHT_DTYPES, stagedWindow } from './layer-args.mjs';
@@ -18,23 +19,24 @@ function sameSlots(a, b) {
   return true;
 }
 
-export class Wire {
-  constructor(M) {
+/** A float32's bits, as a 32-bit slot holds it. */
+export function float32Bits(value) {
+  floatBits[0] = value;
+  return uintBits[0];
+}
+
+/**
+ * The staging of one of the module's slot blocks: the attention functions' (Wire, below) and the
+ * model functions' (lib/model/) alike. A stage is a Uint32Array with a slot per name of `slots` (the
+ * table the module gives), written as stage[slots.name] = value.
+ */
+export class SlotStage {
+  constructor(M, slots) {
     this.M = M;
-    this.slots = M.wireSlots();
-    const { status, maskKind, heapMaxBytes } = M.constants();
-    this.STATUS = status;
-    this.MASK_KIND = maskKind;
-    this.heapMaxBytes = heapMaxBytes;
-    this.sizeNames = M.forwardSizeNames();
-    // The slot block, then (8-byte aligned) the doubles forwardSizes writes.
-    this.sizesOffset = Math.ceil((this.slots.count * 4) / 8) * 8;
-    this.block = M._malloc(this.sizesOffset + 8 * this.sizeNames.length) >>> 0;
+    this.slots = slots;
     // A stage per call depth, reused: allocating one per call costs more than a small call's math.
     this.stages = [];
     this.depth = 0;
-    this.lastStage = null;
-    this.lastSizes = null;
   }
 
   // Runs body(stage) with a cleared stage of its own: no user code runs between the staging and the
@@ -49,6 +51,34 @@ export class Wire {
     } finally {
       this.depth--;
     }
+  }
+
+  // The stage copied into a block that `scope` (a HeapScope) allocates: the address to pass.
+  placeIn(scope, stage) {
+    const ptr = scope.alloc(stage.length * 4);
+    this.M.HEAPU32.set(stage, ptr >>> 2);
+    return ptr;
+  }
+
+  // The status slot of a block placed at ptr, after a create call.
+  statusAt(ptr) {
+    return this.M.HEAPU32[(ptr >>> 2) + this.slots.status];
+  }
+}
+
+export class Wire extends SlotStage {
+  constructor(M) {
+    super(M, M.wireSlots());
+    const { status, maskKind, heapMaxBytes } = M.constants();
+    this.STATUS = status;
+    this.MASK_KIND = maskKind;
+    this.heapMaxBytes = heapMaxBytes;
+    this.sizeNames = M.forwardSizeNames();
+    // The slot block, then (8-byte aligned) the doubles forwardSizes writes.
+    this.sizesOffset = Math.ceil((this.slots.count * 4) / 8) * 8;
+    this.block = M._malloc(this.sizesOffset + 8 * this.sizeNames.length) >>> 0;
+    this.lastStage = null;
+    this.lastSizes = null;
   }
 
   call(stage, fnName) {

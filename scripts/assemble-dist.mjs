@@ -7,7 +7,7 @@
 //   index.mjs, node.mjs, index.cjs           the entries; create.cjs is the API bundled for CommonJS
 //   safetensors.mjs, state-dict.mjs, …       weight loading (pure JavaScript; in create.cjs too)
 //   attention-rules.mjs                      from lib/: the K/V-head and masked-key rules (in create.cjs too)
-//   load-model.mjs, model-*.mjs, config.mjs, … loadModel and its model object (in create.cjs too)
+//   load-model.mjs, model.mjs, config.mjs, … loadModel and its model object (in create.cjs too)
 //   vendor/tokenizers.mjs (+ .cjs, .LICENSE)  @huggingface/tokenizers, loaded only when a model has a tokenizer
 //   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
 //   viz.cjs, viz.d.cts                        wasm-attention/viz for require (its ES modules ship in viz/)
@@ -28,8 +28,9 @@ const CJS_MODULES = [
   'state-dict.mjs',
   'attention-rules.mjs',
   'random.mjs',
-  'model-engine.mjs',
+  'model.mjs',
   'load-model.mjs',
+  'registry.mjs',
 ];
 // The package's JavaScript: every module under bindings/ (the seam: what talks to the module) and lib/
 // (the library over it). dist/ holds them side by side, so each relative import is rewritten to its

@@ -11,7 +11,7 @@ import { readModelConfig } from '../lib/model/config.mjs';
 
 const require = createRequire(import.meta.url);
 const { createAttention } = require('../dist/index.cjs');
-const { createEngineModel, engineOf } = require('../dist/create.cjs');
+const { createModel, engineOf } = require('../dist/create.cjs');
 const { randomLlama, SMOLLM_135M } = require('../tests/js/random-checkpoint.js');
 
 const arg = (name, fallback) => {
@@ -46,21 +46,21 @@ console.log(
 
 if (parts.includes('model')) {
   const { config, tensors } = randomLlama({ ...SMOLLM_135M, seed: 3 });
-  const model = createEngineModel(engineOf(attn), planCheckpoint(readModelConfig(config), tensors), { dtype: 'f32' });
+  const model = createModel(engineOf(attn), planCheckpoint(readModelConfig(config), tensors), { dtype: 'f32' });
   const ids = Int32Array.from({ length: context + steps }, (_, i) => (i * 7919 + 11) % SMOLLM_135M.vocab);
   // One cache per dtype, filled alike; then the steps take turns (f32, f16, bf16, f32, …), so a busy
   // machine slows each dtype alike.
   const runs = DTYPES.map((dtype) => {
     const before = heapOf(attn);
-    const cache = model.createCache(context + steps, dtype);
+    const cache = model.createSession({ maxLength: context + steps, kvDtype: dtype });
     const bytes = heapOf(attn) - before;
-    model.forward(ids.subarray(0, context), { cache, logits: 'none' });
+    model.forward(ids.subarray(0, context), { session: cache, logits: 'none' });
     return { dtype, cache, bytes, times: [] };
   });
   for (let t = 0; t < steps; t++) {
     for (const run of runs) {
       const t0 = performance.now();
-      model.forward(ids.subarray(context + t, context + t + 1), { cache: run.cache, logits: 'last' });
+      model.forward(ids.subarray(context + t, context + t + 1), { session: run.cache, logits: 'last' });
       run.times.push(performance.now() - t0);
     }
   }

@@ -1,7 +1,7 @@
 // Prints how fast the engine runs a whole model (a sanity figure, not a test; the bench in bench/
 // compares with onnxruntime-web): a random-weight checkpoint of SmolLM-135M's shape (30 layers,
 // hidden 576, 9 heads, 3 K/V heads, MLP 1536, vocabulary 49152, tied), at 1 and 2 threads:
-//   load      createEngineModel from a plan already in memory
+//   load      createModel from a plan already in memory
 //   prefill   128 tokens, logits of the last (median of 5)
 //   decode    one token after 128 cached (median of the steps)
 // Usage: node scripts/model-speed.mjs [--shape smollm|poem] [--prompt 128] [--steps 16] [--threads 1,2]
@@ -13,7 +13,7 @@ import { readModelConfig } from '../lib/model/config.mjs';
 
 const require = createRequire(import.meta.url);
 const { createAttention } = require('../dist/index.cjs');
-const { createEngineModel, engineOf } = require('../dist/create.cjs');
+const { createModel, engineOf } = require('../dist/create.cjs');
 const { randomLlama, SMOLLM_135M, POEM } = require('../tests/js/random-checkpoint.js');
 
 const arg = (name, fallback) => {
@@ -37,28 +37,28 @@ for (const threads of threadCounts)
   for (const dtype of dtypes) {
     const attn = await createAttention({ threads });
     const t0 = performance.now();
-    const model = createEngineModel(engineOf(attn), plan, { dtype });
+    const model = createModel(engineOf(attn), plan, { dtype });
     const loadMs = performance.now() - t0;
     // Warm-up: the first calls tier the kernels up.
-    const warm = model.createCache(promptLength + steps);
-    model.forward(ids.subarray(0, promptLength), { cache: warm, logits: 'last' });
-    for (let t = 0; t < 3; t++) model.forward(ids.subarray(promptLength + t, promptLength + t + 1), { cache: warm });
+    const warm = model.createSession({ maxLength: promptLength + steps });
+    model.forward(ids.subarray(0, promptLength), { session: warm, logits: 'last' });
+    for (let t = 0; t < 3; t++) model.forward(ids.subarray(promptLength + t, promptLength + t + 1), { session: warm });
     warm.dispose();
 
     // Medians: the machine may be shared, and one slow call should not make the figure.
     const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
-    const cache = model.createCache(promptLength + steps);
+    const cache = model.createSession({ maxLength: promptLength + steps });
     const prefills = [];
     const decodes = [];
     for (let round = 0; round < 5; round++) {
       cache.truncate(0);
       const p0 = performance.now();
-      model.forward(ids.subarray(0, promptLength), { cache, logits: 'last' });
+      model.forward(ids.subarray(0, promptLength), { session: cache, logits: 'last' });
       prefills.push(performance.now() - p0);
     }
     for (let t = 0; t < steps; t++) {
       const d0 = performance.now();
-      model.forward(ids.subarray(promptLength + t, promptLength + t + 1), { cache, logits: 'all' });
+      model.forward(ids.subarray(promptLength + t, promptLength + t + 1), { session: cache, logits: 'all' });
       decodes.push(performance.now() - d0);
     }
     const prefillMs = median(prefills);

@@ -2,7 +2,8 @@
 // embeddings, each layer and the head need, each tensor found and its shape checked against the
 // config. Plain JavaScript, no engine. Weights come as one safetensors file's bytes, an array of
 // shards (bytes or readSafetensors results), a readSafetensors result, or a sharded index with its
-// files. A missing or misshapen tensor is a TypeError naming it.
+// files. Which names a family reads is in its file under families/; a missing or misshapen tensor
+// is a TypeError naming it.
 //
 // Layouts are kept as stored: nn.Linear `[out, in]` ('out,in'), GPT-2's Conv1D `[in, out]`
 // ('in,out', its c_attn fused as q | k | v along `out`). Nothing is copied or converted here, but
@@ -11,6 +12,7 @@ import { floatsOfBf16, floatsOfF16 } from '../readers/half-float.mjs';
 import { readSafetensors } from '../readers/safetensors.mjs';
 import { describe, typedArrayName } from '../values.mjs';
 import { readModelConfig } from './config.mjs';
+import { familyOf } from './families/registry.mjs';
 
 const FN = 'checkpoint';
 const FLOAT_DTYPES = ['F32', 'F16', 'BF16', 'F64'];
@@ -91,7 +93,7 @@ export function readShardedCheckpoint(index, shards) {
   return collectTensors(files.map((file) => ({ tensors: byFile[file] })));
 }
 
-// ---------------------------------------------------------------- the families' tensor names
+// ---------------------------------------------------------------- tensors by name (families/*.mjs name them)
 
 // readSafetensors(bytes, { widen: false }) keeps F16 as a Float16Array (where there is one) and
 // F16/BF16 bit patterns in a Uint16Array: the plan gets their exact float32 values (what the engine
@@ -107,10 +109,20 @@ function widened(t) {
 
 /** Looks tensors up under a prefix, checks them, and remembers which names were used. */
 class Lookup {
-  constructor(tensors, prefix) {
+  constructor(tensors, prefix, used = new Set()) {
     this.tensors = tensors;
     this.prefix = prefix;
-    this.used = new Set();
+    this.used = used;
+  }
+
+  /** Whether any tensor's name starts with `prefix` (not under this lookup's own). */
+  anyUnder(prefix) {
+    return Object.keys(this.tensors).some((n) => n.startsWith(prefix));
+  }
+
+  /** A lookup of the same tensors under another prefix, whose uses count as this one's. */
+  under(prefix) {
+    return new Lookup(this.tensors, prefix, this.used);
   }
 
   // Older BERT checkpoints name LayerNorm parameters gamma/beta; transformers renames them on load.
@@ -162,7 +174,8 @@ class Lookup {
   }
 }
 
-function prefixOf(tensors, family, probe, prefixes) {
+// A Lookup of the family's tensors: under the first prefix with which `probe` is there.
+function openUnder(tensors, family, probe, prefixes) {
   const prefix = prefixes.find((p) => Object.hasOwn(tensors, p + probe));
   if (prefix === undefined) {
     throw new TypeError(
@@ -170,109 +183,8 @@ function prefixOf(tensors, family, probe, prefixes) {
         `with or without the prefix ${JSON.stringify(prefixes[0])})`,
     );
   }
-  return prefix;
+  return new Lookup(tensors, prefix);
 }
-
-function decoderPlan(c, tensors) {
-  const at = new Lookup(tensors, prefixOf(tensors, c.modelType, 'embed_tokens.weight', ['model.', '']));
-  const E = c.hiddenSize;
-  const qOut = c.numHeads * c.headDim;
-  const kvOut = c.numKvHeads * c.headDim;
-  const tokens = at.tensor('embed_tokens.weight', [c.vocabSize, E]);
-  const layers = Array.from({ length: c.numLayers }, (_, i) => {
-    const p = `layers.${i}.`;
-    return {
-      inputNorm: at.norm(p + 'input_layernorm', E, false),
-      q: at.linear(p + 'self_attn.q_proj', qOut, E, c.biases.qkv),
-      k: at.linear(p + 'self_attn.k_proj', kvOut, E, c.biases.qkv),
-      v: at.linear(p + 'self_attn.v_proj', kvOut, E, c.biases.qkv),
-      o: at.linear(p + 'self_attn.o_proj', E, qOut, c.biases.output),
-      postAttentionNorm: at.norm(p + 'post_attention_layernorm', E, false),
-      gate: at.linear(p + 'mlp.gate_proj', c.intermediateSize, E, c.biases.mlp),
-      up: at.linear(p + 'mlp.up_proj', c.intermediateSize, E, c.biases.mlp),
-      down: at.linear(p + 'mlp.down_proj', E, c.intermediateSize, c.biases.mlp),
-    };
-  });
-  const finalNorm = at.norm('norm', E, false);
-  const lmHead = c.tieWordEmbeddings
-    ? { weight: tokens, bias: null, tied: true, transform: null }
-    : { weight: at.tensor('lm_head.weight', [c.vocabSize, E], false), bias: null, tied: false, transform: null };
-  return {
-    at,
-    plan: { embeddings: { tokens, positions: null, tokenTypes: null, norm: null }, layers, finalNorm, lmHead },
-  };
-}
-
-function gpt2Plan(c, tensors) {
-  const at = new Lookup(tensors, prefixOf(tensors, 'gpt2', 'wte.weight', ['transformer.', '']));
-  const E = c.hiddenSize;
-  const conv = (name, outF, inF) => at.linear(name, outF, inF, true, 'in,out');
-  const tokens = at.tensor('wte.weight', [c.vocabSize, E]);
-  const positions = at.tensor('wpe.weight', [c.maxPositions, E]);
-  const layers = Array.from({ length: c.numLayers }, (_, i) => {
-    const p = `h.${i}.`;
-    return {
-      inputNorm: at.norm(p + 'ln_1', E, true),
-      qkv: conv(p + 'attn.c_attn', 3 * E, E),
-      o: conv(p + 'attn.c_proj', E, E),
-      postAttentionNorm: at.norm(p + 'ln_2', E, true),
-      up: conv(p + 'mlp.c_fc', c.intermediateSize, E),
-      down: conv(p + 'mlp.c_proj', E, c.intermediateSize),
-    };
-  });
-  const finalNorm = at.norm('ln_f', E, true);
-  const lmHead = c.tieWordEmbeddings
-    ? { weight: tokens, bias: null, tied: true, transform: null }
-    : { weight: at.tensor('lm_head.weight', [c.vocabSize, E], false), bias: null, tied: false, transform: null };
-  return { at, plan: { embeddings: { tokens, positions, tokenTypes: null, norm: null }, layers, finalNorm, lmHead } };
-}
-
-function bertMlmHead(c, at, tokens) {
-  const E = c.hiddenSize;
-  const names = Object.keys(at.tensors);
-  if (!names.some((n) => n.startsWith('cls.predictions.'))) return null;
-  const head = new Lookup(at.tensors, 'cls.predictions.');
-  const transform = {
-    dense: head.linear('transform.dense', E, E, true),
-    norm: head.norm('transform.LayerNorm', E, true),
-  };
-  // The decoder bias is saved as cls.predictions.bias, cls.predictions.decoder.bias, or both (tied).
-  const biasName = head.has('bias') || !head.has('decoder.bias') ? 'bias' : 'decoder.bias';
-  const bias = head.tensor(biasName, [c.vocabSize]);
-  const tied = !head.has('decoder.weight');
-  if (tied && !c.tieWordEmbeddings) head.tensor('decoder.weight', [c.vocabSize, E]); // throws: named as missing
-  const weight = tied ? tokens : head.tensor('decoder.weight', [c.vocabSize, E]);
-  for (const name of head.used) at.used.add(name);
-  return { weight, bias, tied, transform };
-}
-
-function bertPlan(c, tensors) {
-  const at = new Lookup(tensors, prefixOf(tensors, 'bert', 'embeddings.word_embeddings.weight', ['bert.', '']));
-  const E = c.hiddenSize;
-  const e = 'embeddings.';
-  const embeddings = {
-    tokens: at.tensor(e + 'word_embeddings.weight', [c.vocabSize, E]),
-    positions: at.tensor(e + 'position_embeddings.weight', [c.maxPositions, E]),
-    tokenTypes: at.tensor(e + 'token_type_embeddings.weight', [c.typeVocabSize, E]),
-    norm: at.norm(e + 'LayerNorm', E, true),
-  };
-  const layers = Array.from({ length: c.numLayers }, (_, i) => {
-    const p = `encoder.layer.${i}.`;
-    return {
-      q: at.linear(p + 'attention.self.query', E, E, true),
-      k: at.linear(p + 'attention.self.key', E, E, true),
-      v: at.linear(p + 'attention.self.value', E, E, true),
-      o: at.linear(p + 'attention.output.dense', E, E, true),
-      attentionNorm: at.norm(p + 'attention.output.LayerNorm', E, true),
-      up: at.linear(p + 'intermediate.dense', c.intermediateSize, E, true),
-      down: at.linear(p + 'output.dense', E, c.intermediateSize, true),
-      outputNorm: at.norm(p + 'output.LayerNorm', E, true),
-    };
-  });
-  return { at, plan: { embeddings, layers, finalNorm: null, lmHead: bertMlmHead(c, at, embeddings.tokens) } };
-}
-
-const PLANS = { llama: decoderPlan, mistral: decoderPlan, qwen2: decoderPlan, gpt2: gpt2Plan, bert: bertPlan };
 
 /**
  * @param {object} config readModelConfig's result, or the parsed config.json itself
@@ -285,7 +197,9 @@ export function planCheckpoint(config, weights) {
   const c = isObject(config) && typeof config.modelType === 'string' ? config : readModelConfig(config);
   const tensors =
     isObject(weights) && !isBytes(weights) && !isObject(weights.tensors) ? weights : collectTensors(weights);
-  const { at, plan } = PLANS[c.modelType](c, tensors);
+  let at;
+  const open = (family, probe, prefixes) => (at = openUnder(tensors, family, probe, prefixes));
+  const plan = familyOf(c.modelType).planTensors(c, open);
   const unused = Object.keys(tensors)
     .filter((n) => !at.used.has(n))
     .sort();

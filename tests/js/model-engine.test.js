@@ -1,6 +1,6 @@
 'use strict';
-// Whole models in the engine (bindings/model-engine.mjs → src/model/): each committed fixture
-// checkpoint (tests/fixtures/models/) planned by lib/model and run by createEngineModel on the SIMD
+// Whole models in the engine (lib/model/model.mjs → src/model/): each committed fixture
+// checkpoint (tests/fixtures/models/) planned by lib/model and made by createModel on the SIMD
 // and the scalar builds, against its float64 reference: logits, hidden states and every layer's
 // attention; a prompt fed in chunks through a cache; the same bits at 1 and 2 threads and with or
 // without attention asked; the heap back where it was after dispose and after errors; attn.dispose()
@@ -12,7 +12,7 @@ const { randomLlama } = require('./random-checkpoint');
 
 // The package's CommonJS bundle, the one index.cjs loads: its api.mjs made the engines below, so
 // engineOf finds them.
-const { createEngineModel, engineOf } = require('../../dist/create.cjs');
+const { createModel, engineOf } = require('../../dist/create.cjs');
 
 const { readModelConfig, planCheckpoint, readShardedCheckpoint } = modelModules();
 const NAMES = fixtureNames();
@@ -28,7 +28,7 @@ function fixture(name) {
   return fixtures.get(name);
 }
 
-const load = (attn, name, options) => createEngineModel(engineOf(attn), fixture(name).plan, options);
+const load = (attn, name, options) => createModel(engineOf(attn), fixture(name).plan, options);
 const heapInUse = (attn) => attn.memoryStats().heapInUse;
 const everyHead = (model) => Array.from({ length: model.config.numHeads }, (_, h) => h);
 const everyLayer = (model) => Array.from({ length: model.config.numLayers }, (_, l) => l);
@@ -117,17 +117,17 @@ describe.each(NAMES.filter((n) => n !== 'bert-mlm'))('%s through a session', (na
     const model = load(engines[2], name);
     const V = model.config.vocabSize;
     const whole = model.forward(ids);
-    const cache = model.createCache(T + 2);
+    const cache = model.createSession({ maxLength: T + 2 });
     const chunks = [
       [0, 3],
       [3, 4],
       [4, T - 1],
       [T - 1, T],
     ];
-    const plainCache = model.createCache(T);
+    const plainCache = model.createSession({ maxLength: T });
     for (const [from, to] of chunks) {
-      const out = model.forward(ids.subarray(from, to), { cache, attention: allAttention(model) });
-      const plain = model.forward(ids.subarray(from, to), { cache: plainCache });
+      const out = model.forward(ids.subarray(from, to), { session: cache, attention: allAttention(model) });
+      const plain = model.forward(ids.subarray(from, to), { session: plainCache });
       expect(cache.length).toBe(to);
       expect(plain.logits).toEqual(out.logits); // attention asked or not: the same bits
       expectClose(out.logits, reference.logits.data.subarray(from * V, to * V), `logits ${from}…${to}`);
@@ -139,7 +139,7 @@ describe.each(NAMES.filter((n) => n !== 'bert-mlm'))('%s through a session', (na
     }
     cache.truncate(3);
     expect(cache.length).toBe(3);
-    const again = model.forward(ids.subarray(3, T), { cache });
+    const again = model.forward(ids.subarray(3, T), { session: cache });
     expectClose(again.logits, reference.logits.data.subarray(3 * V), 'after truncate');
     model.dispose();
     expect(cache.disposed).toBe(true);
@@ -148,14 +148,17 @@ describe.each(NAMES.filter((n) => n !== 'bert-mlm'))('%s through a session', (na
   test('a refused call leaves the session as it was', () => {
     const { ids } = inputs(name);
     const model = load(engines[1], name);
-    const cache = model.createCache(ids.length);
-    model.forward(ids.subarray(0, 4), { cache });
+    const cache = model.createSession({ maxLength: ids.length });
+    model.forward(ids.subarray(0, 4), { session: cache });
     const before = heapInUse(engines[1]);
     const bad = Int32Array.from(ids.subarray(4));
-    bad[1] = model.config.vocabSize; // out of range: B checks ids first; the engine still refuses them
-    expect(() => model.forward(bad, { cache })).toThrow(RangeError);
+    bad[1] = model.config.vocabSize; // out of range: forward checks ids first; the engine still refuses them
+    expect(() => model.forward(bad, { session: cache })).toThrow(RangeError);
+    expect(() => model.run(bad, cache, null, 'all')).toThrow(
+      /^model\.forward: the engine refused the call \(an id, token type or position out of range\)$/,
+    );
     expect(cache.length).toBe(4);
-    expect(() => model.forward(ids, { cache })).toThrow(/holds 4 of at most \d+ tokens/);
+    expect(() => model.forward(ids, { session: cache })).toThrow(/holds 4 of its maxLength \d+ tokens/);
     expect(cache.length).toBe(4);
     expect(heapInUse(engines[1])).toBe(before);
     model.dispose();
@@ -172,12 +175,12 @@ describe('a random llama wide enough to split over threads', () => {
 
   test('a prefill and decode steps give the same bits at 1 and 2 threads, attention asked or not', () => {
     const runs = [engines[1], engines[2]].map((attn) => {
-      const model = createEngineModel(engineOf(attn), plan, {});
-      const cache = model.createCache(64);
-      const out = [model.forward(ids.subarray(0, 40), { cache, logits: 'last' })];
+      const model = createModel(engineOf(attn), plan, {});
+      const session = model.createSession({ maxLength: 64 });
+      const out = [model.forward(ids.subarray(0, 40), { session, logits: 'last' })];
       for (let t = 40; t < 48; t++) {
         const attention = t % 2 ? { layers: [1], heads: [7, 0, 3] } : null;
-        out.push(model.forward(ids.subarray(t, t + 1), { cache, attention }));
+        out.push(model.forward(ids.subarray(t, t + 1), { session, attention }));
       }
       out.push(model.forward(ids, { attention: allAttention(model) }));
       model.dispose();
@@ -197,12 +200,16 @@ describe('memory and lifetime', () => {
     const attn = engines[2];
     const base = heapInUse(attn);
     const model = load(attn, 'llama-gqa-llama3-sharded');
+    expect(attn.memory().weightBytes).toBe(model.weightBytes);
     expect(model.weightBytes).toBeGreaterThan(0);
-    expect(heapInUse(attn) - base).toBe(model.weightBytes);
-    const cache = model.createCache(64);
-    model.forward(Int32Array.of(1, 2, 3), { cache, attention: allAttention(model) });
-    expect(() => model.createCache(2 ** 31)).toThrow(/too large for WebAssembly memory/);
-    expect(() => model.forward(new Int32Array(1 << 30))).toThrow(/too large for WebAssembly memory/);
+    expect(heapInUse(attn) - base).toBeGreaterThan(0);
+    const cache = model.createSession({ maxLength: 64 });
+    model.forward(Int32Array.of(1, 2, 3), { session: cache, attention: allAttention(model) });
+    expect(() => model.createSession({ maxLength: 2 ** 31 })).toThrow(/too large for WebAssembly memory/);
+    // Attention [heads, T, T] of every layer for 2^14 tokens: past the heap's limit.
+    expect(() => model.forward(new Int32Array(1 << 14), { attention: true })).toThrow(
+      /too large for WebAssembly memory/,
+    );
     model.dispose();
     expect(cache.disposed).toBe(true);
     expect(heapInUse(attn)).toBe(base);
@@ -210,11 +217,11 @@ describe('memory and lifetime', () => {
     const { plan } = fixture('gpt2');
     const broken = { ...plan, layers: plan.layers.map((l, i) => (i === 1 ? { ...l, down: { ...l.down } } : l)) };
     broken.layers[1].down.weight = { ...plan.layers[1].down.weight, data: new Float32Array(0) };
-    expect(() => createEngineModel(engineOf(attn), broken, {})).toThrow(TypeError);
+    expect(() => createModel(engineOf(attn), broken, {})).toThrow(TypeError);
     expect(heapInUse(attn)).toBe(base);
     // A model larger than the heap can ever be is refused before anything is allocated.
     const huge = { ...plan, config: { ...plan.config, vocabSize: 2 ** 30 } };
-    expect(() => createEngineModel(engineOf(attn), huge, {})).toThrow(
+    expect(() => createModel(engineOf(attn), huge, {})).toThrow(
       /loadModel: the model is too large for WebAssembly memory: it needs about \d+\.\d MiB/,
     );
     expect(heapInUse(attn)).toBe(base);
@@ -226,13 +233,14 @@ describe('memory and lifetime', () => {
     const { ids } = inputs('gpt2');
     const L = model.config.numLayers;
     const base = heapInUse(attn);
-    const out = model.forward(ids, { hiddenStates: [L, 0] });
+    const out = model.forward(ids, { hiddenStates: { layers: [L, 0] } });
     expect(out.hiddenStates.map((h) => h && h.length)).toEqual([ids.length * 32, null, ids.length * 32]);
     expect(out.hiddenStates[L]).toEqual(out.hidden);
-    expect(model.forward(ids).hiddenStates).toBeUndefined();
+    expect(model.forward(ids).hiddenStates).toBeNull();
     for (const bad of [[L + 1], [-1], [0.5]]) {
-      expect(() => model.forward(ids, { hiddenStates: bad })).toThrow(
-        new RangeError(`model.forward: hiddenStates must list entries from 0 to ${L}, got ${bad[0]}`),
+      expect(() => model.forward(ids, { hiddenStates: { layers: bad } })).toThrow(RangeError);
+      expect(() => model.forward(ids, { hiddenStates: { layers: bad } })).toThrow(
+        `forward: hiddenStates.layers[0] must be an integer from 0 to ${L}`,
       );
     }
     expect(heapInUse(attn)).toBe(base);
@@ -242,7 +250,7 @@ describe('memory and lifetime', () => {
   test('a bert without its masked-LM head gives hidden states and no logits', () => {
     const { plan, reference } = fixture('bert-mlm');
     const { ids, tokenTypeIds } = inputs('bert-mlm');
-    const model = createEngineModel(engineOf(engines[1]), { ...plan, lmHead: null }, {});
+    const model = createModel(engineOf(engines[1]), { ...plan, lmHead: null }, {});
     const out = model.forward(ids, { tokenTypeIds });
     expect(out.logits).toBeNull();
     expectClose(out.hidden, reference.hidden.data, 'bert hidden');
@@ -251,21 +259,26 @@ describe('memory and lifetime', () => {
 
   test("dtype: 'f32', 'f16', 'bf16' or 'int8'; another string a RangeError, another value a TypeError", () => {
     const { plan } = fixture('gpt2');
-    expect(() => createEngineModel(engineOf(engines[1]), plan, { dtype: 'f64' })).toThrow(
+    expect(() => createModel(engineOf(engines[1]), plan, { dtype: 'f64' })).toThrow(
       /^loadModel: dtype must be 'f32', 'f16', 'bf16' or 'int8', got "f64"$/,
     );
-    expect(() => createEngineModel(engineOf(engines[1]), plan, { dtype: 16 })).toThrow(TypeError);
+    expect(() => createModel(engineOf(engines[1]), plan, { dtype: 16 })).toThrow(TypeError);
   });
 
   test('bert keeps no session; positions past what gpt2 learned are refused', () => {
     const bert = load(engines[1], 'bert-mlm');
-    expect(() => bert.createCache(8)).toThrow(TypeError);
+    expect(() => bert.createSession({ maxLength: 8 })).toThrow(TypeError);
     bert.dispose();
     const gpt2 = load(engines[1], 'gpt2');
-    const cache = gpt2.createCache(gpt2.config.maxPositions + 8);
-    expect(() => gpt2.forward(new Int32Array(gpt2.config.maxPositions + 1), { cache })).toThrow(
-      /positions 0 to \d+ pass the \d+ this gpt2 model has learned/,
+    const max = gpt2.config.maxPositions;
+    expect(() => gpt2.createSession({ maxLength: max + 8 })).toThrow(
+      /at most maxPositions = \d+ \(a gpt2 model learns/,
     );
+    expect(() => gpt2.forward(new Int32Array(max + 1))).toThrow(
+      /ids must be at most maxPositions = \d+ tokens \(a gpt2 model learns one embedding per position\)/,
+    );
+    const cache = gpt2.createSession({ maxLength: max });
+    expect(() => gpt2.forward(new Int32Array(max + 1), { session: cache })).toThrow(RangeError);
     expect(cache.length).toBe(0);
     gpt2.dispose();
     expect(() => gpt2.forward(Int32Array.of(1))).toThrow(/this model was disposed/);
@@ -277,15 +290,15 @@ describe('memory and lifetime', () => {
     expect(engineOf(attn)).toBeDefined();
     expect(engineOf({})).toBeUndefined();
     const model = load(attn, 'mistral-window');
-    const cache = model.createCache(16);
-    model.forward(Int32Array.of(1, 2), { cache });
+    const cache = model.createSession({ maxLength: 16 });
+    model.forward(Int32Array.of(1, 2), { session: cache });
     attn.dispose();
     expect(model.disposed).toBe(true);
     expect(cache.disposed).toBe(true);
-    expect(() => model.forward(Int32Array.of(1))).toThrow(/engine of this model was disposed/);
+    expect(() => model.forward(Int32Array.of(1))).toThrow(/this model's engine was disposed/);
     expect(() => cache.length).toThrow(/disposed/);
-    expect(() => model.createCache(4)).toThrow(Error);
+    expect(() => model.createSession({ maxLength: 4 })).toThrow(Error);
     model.dispose(); // idempotent
-    expect(() => createEngineModel(engineOf(attn), fixture('gpt2').plan, {})).toThrow(/engine was disposed/);
+    expect(() => createModel(engineOf(attn), fixture('gpt2').plan, {})).toThrow(/engine was disposed/);
   });
 });

@@ -8,7 +8,7 @@ const { spawnSync } = require('child_process');
 const { useEngines } = require('./engines');
 const { randomLlama } = require('./random-checkpoint');
 const { modelModules } = require('./model-modules');
-const { createEngineModel, engineOf } = require('../../dist/create.cjs');
+const { createModel, engineOf } = require('../../dist/create.cjs');
 
 const { readModelConfig, planCheckpoint } = modelModules();
 const THREADS = [1, 2, 4];
@@ -36,10 +36,10 @@ describe('decode steps split by columns over any thread count', () => {
   test('a prefill and one-token steps give the same bits at 1, 2 and 4 threads', () => {
     const runs = THREADS.map((t) => {
       expect(engines[t].info.threads).toBe(t);
-      const model = createEngineModel(engineOf(engines[t]), plan, {});
-      const cache = model.createCache(48);
-      const out = [model.forward(ids.subarray(0, 30), { cache, logits: 'last' }).logits];
-      for (let i = 30; i < 40; i++) out.push(model.forward(ids.subarray(i, i + 1), { cache }).logits);
+      const model = createModel(engineOf(engines[t]), plan, {});
+      const session = model.createSession({ maxLength: 48 });
+      const out = [model.forward(ids.subarray(0, 30), { session, logits: 'last' }).logits];
+      for (let i = 30; i < 40; i++) out.push(model.forward(ids.subarray(i, i + 1), { session }).logits);
       model.dispose();
       return out;
     });

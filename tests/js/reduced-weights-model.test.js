@@ -1,5 +1,5 @@
 'use strict';
-// Models with reduced weights (loadModel's dtype 'f16', 'bf16', 'int8'; createEngineModel underneath):
+// Models with reduced weights (loadModel's dtype 'f16', 'bf16', 'int8'; createModel underneath):
 // every committed fixture checkpoint, its linear layers (and an untied head) stored reduced, against a
 // float64 evaluation of the stored weights (tests/js/model-layer-reference.js over a plan whose
 // converted matrices hold the values tests/js/reduced-weights-stored.js computes); the same bits as an
@@ -11,7 +11,7 @@ const { randomLlama } = require('./random-checkpoint');
 const { layerForward, finalNorm, embeddingRows } = require('./model-layer-reference');
 const { storedWeight } = require('./reduced-weights-stored');
 
-const { createEngineModel, engineOf } = require('../../dist/create.cjs');
+const { createModel, engineOf } = require('../../dist/create.cjs');
 
 const { readModelConfig, planCheckpoint, readShardedCheckpoint } = modelModules();
 const engines = useEngines([1, 2, 'scalar']);
@@ -102,8 +102,8 @@ describe.each(fixtureNames())('%s', (name) => {
       const results = [];
       for (const attn of [engines[1], engines[2], engines.scalar]) {
         const engine = engineOf(attn);
-        const model = createEngineModel(engine, plan, { dtype });
-        const twin = createEngineModel(engine, twinPlan, { dtype: 'f32' });
+        const model = createModel(engine, plan, { dtype });
+        const twin = createModel(engine, twinPlan, { dtype: 'f32' });
         const got = model.forward(ids, { logits: 'all' });
         expectClose(got.hidden, want.hidden, `${name} ${dtype} hidden`);
         if (want.logits) expectClose(got.logits, want.logits, `${name} ${dtype} logits`);
@@ -130,12 +130,12 @@ describe.each(fixtureNames())('%s', (name) => {
       const V = plan.config.vocabSize;
       const outs = [];
       for (const attn of [engines[1], engines[2]]) {
-        const model = createEngineModel(engineOf(attn), plan, { dtype });
-        const cache = model.createCache(16);
+        const model = createModel(engineOf(attn), plan, { dtype });
+        const cache = model.createSession({ maxLength: 16 });
         const logits = new Float32Array(9 * V);
-        logits.set(model.forward(ids.subarray(0, 6), { cache, logits: 'all' }).logits, 0);
+        logits.set(model.forward(ids.subarray(0, 6), { session: cache, logits: 'all' }).logits, 0);
         for (let t = 6; t < 9; t++)
-          logits.set(model.forward(ids.subarray(t, t + 1), { cache, logits: 'all' }).logits, t * V);
+          logits.set(model.forward(ids.subarray(t, t + 1), { session: cache, logits: 'all' }).logits, t * V);
         if (want.logits) expectClose(logits, want.logits, `${name} ${dtype} cached logits`);
         outs.push(logits);
         cache.dispose();
@@ -162,7 +162,7 @@ test('weightBytes: the converted matrices at most 0.55× (f16, bf16) and 0.3× (
   const matrixFloats = shape.layers * (E * H * D * 2 + 2 * E * KV * D + 3 * E * I) + V * E;
   const bytes = {};
   for (const dtype of ['f32', ...DTYPES]) {
-    const model = createEngineModel(engineOf(engines[1]), plan, { dtype });
+    const model = createModel(engineOf(engines[1]), plan, { dtype });
     bytes[dtype] = model.weightBytes;
     model.dispose();
   }

@@ -1,8 +1,7 @@
 // model.generate: the prompt fed once, then one token at a time through a session (the caller's, or
-// a temporary one disposed at the end), each next token chosen by lib/model/sampling.mjs from the
+// a temporary one disposed at the end), each next token chosen by sampling.mjs from the
 // last position's logits; the event loop gets a turn between tokens, so a page stays responsive and
 // onToken's work (drawing, printing) shows as it happens.
-import { createSampler } from '../lib/model/sampling.mjs';
 import {
   GENERATE_OPTIONS,
   attentionSelection,
@@ -12,6 +11,7 @@ import {
   samplingOptions,
   tokenIds,
 } from './model-args.mjs';
+import { createSampler } from './sampling.mjs';
 
 const FN = 'generate';
 
@@ -83,13 +83,13 @@ function generateOptions(m, prompt, options) {
     sampling: samplingOptions(c),
     stopAtEos: c.bool('stopAtEos', true),
     onToken: callback(c, 'onToken'),
-    attention: attentionSelection(c, m.config),
-    cache: m.sessionCache(c, FN),
+    attention: attentionSelection(c, m.fullConfig),
+    session: m.sessionOf(c, FN),
   };
   let ids;
   if (typeof prompt === 'string') ids = m.tokenizerOf(FN).encode(prompt);
   else ids = prompt;
-  o.ids = tokenIds(FN, 'prompt', ids, m.config.vocabSize);
+  o.ids = tokenIds(FN, 'prompt', ids, m.fullConfig.vocabSize);
   if (o.ids.length === 0) {
     throw new RangeError(
       `${FN}: prompt must hold at least one token, got ${typeof prompt === 'string' ? 'text that encodes to none' : 'none'}`,
@@ -97,20 +97,22 @@ function generateOptions(m, prompt, options) {
   }
   // Room: a caller's session ends holding the prompt and every new token; a temporary one needs no
   // room for the last token, which is never fed.
-  const needed = o.ids.length + o.maxNewTokens - (o.cache === null ? 1 : 0);
+  const needed = o.ids.length + o.maxNewTokens - (o.session === null ? 1 : 0);
   const what = `prompt (${o.ids.length} tokens) and maxNewTokens (${o.maxNewTokens})`;
-  if (o.cache !== null) {
-    const room = o.cache.maxLength - o.cache.length;
+  const full = m.fullConfig;
+  if (o.session !== null) {
+    const length = o.session.held();
+    const room = o.session.maxLength - length;
     if (needed > room) {
       throw new RangeError(
-        `${FN}: the ${what} must fit in the session, which holds ${o.cache.length} of its maxLength ${o.cache.maxLength} ` +
+        `${FN}: the ${what} must fit in the session, which holds ${length} of its maxLength ${o.session.maxLength} ` +
           `tokens (room for ${room}): truncate it, or lower maxNewTokens`,
       );
     }
-  } else if (m.config.positions === 'learned' && needed > m.config.maxPositions) {
+  } else if (full.positions === 'learned' && needed > full.maxPositions) {
     throw new RangeError(
-      `${FN}: the ${what} need ${needed} positions, past maxPositions = ${m.config.maxPositions} ` +
-        `(a ${m.config.modelType} model learns one embedding per position): lower maxNewTokens`,
+      `${FN}: the ${what} need ${needed} positions, past maxPositions = ${full.maxPositions} ` +
+        `(a ${full.modelType} model learns one embedding per position): lower maxNewTokens`,
     );
   }
   return o;
@@ -118,27 +120,27 @@ function generateOptions(m, prompt, options) {
 
 export async function generateTokens(m, prompt, options) {
   m.alive(FN);
-  if (!m.config.causal) {
-    throw new TypeError(`${FN}: a ${m.config.modelType} model is an encoder: it does not generate (use forward)`);
+  if (!m.fullConfig.causal) {
+    throw new TypeError(`${FN}: a ${m.fullConfig.modelType} model is an encoder: it does not generate (use forward)`);
   }
   const o = generateOptions(m, prompt, options);
   const sample = createSampler(o.sampling);
-  const eos = new Set(o.stopAtEos ? m.config.eosTokenIds : []);
+  const eos = new Set(o.stopAtEos ? m.fullConfig.eosTokenIds : []);
   // Pieces are for onToken: without one, nothing to decode until the end.
   const piece = m.tokenizer && o.onToken ? textPieces(m.tokenizer) : () => null;
-  const own = o.cache === null && o.maxNewTokens > 0;
-  const cache = own ? m.createCache(o.ids.length + o.maxNewTokens - 1) : o.cache;
+  const own = o.session === null && o.maxNewTokens > 0;
+  const session = own ? m.newSession(o.ids.length + o.maxNewTokens - 1) : o.session;
   const out = [];
   let expected = 0; // the session's length as generate left it
   try {
     const feed = (ids, logits) => {
-      const result = m.forward(ids, cache, logits === 'none' ? null : o.attention, logits, null);
-      expected = cache === null ? 0 : cache.length;
+      const result = m.run(ids, session, logits === 'none' ? null : o.attention, logits);
+      expected = session === null ? 0 : session.held();
       result.tokens = ids.length;
       return result;
     };
     if (o.maxNewTokens === 0) {
-      if (cache !== null) feed(o.ids, 'none');
+      if (session !== null) feed(o.ids, 'none');
       return { ids: new Int32Array(0), text: m.tokenizer ? '' : null };
     }
     let step = feed(o.ids, 'last');
@@ -158,17 +160,17 @@ export async function generateTokens(m, prompt, options) {
       if (stop && !own) {
         // The caller's session ends holding every new token, ready for what they feed next.
         m.alive(FN);
-        checkUnchanged(cache, expected);
+        checkUnchanged(session, expected);
         feed(Int32Array.of(id), 'none');
       }
       if (stop) break;
       await yieldToEventLoop();
       m.alive(FN);
-      checkUnchanged(cache, expected);
+      checkUnchanged(session, expected);
       step = feed(Int32Array.of(id), 'last');
     }
   } finally {
-    if (own) cache.dispose();
+    if (own) session.dispose();
   }
   const ids = Int32Array.from(out);
   return { ids, text: m.tokenizer ? m.tokenizer.decode(ids) : null };
@@ -176,11 +178,12 @@ export async function generateTokens(m, prompt, options) {
 
 // generate appends to the session between its turns of the event loop; anything else that changed
 // it meanwhile (a forward, a truncate) would leave the positions wrong.
-function checkUnchanged(cache, expected) {
-  if (cache.disposed) throw new Error(`${FN}: the session was disposed while generate was running`);
-  if (cache.length !== expected) {
+function checkUnchanged(session, expected) {
+  if (session.disposed) throw new Error(`${FN}: the session was disposed while generate was running`);
+  const length = session.held();
+  if (length !== expected) {
     throw new Error(
-      `${FN}: the session changed while generate was running (length ${cache.length}, generate left it at ${expected})`,
+      `${FN}: the session changed while generate was running (length ${length}, generate left it at ${expected})`,
     );
   }
 }

@@ -3,10 +3,10 @@
 // A source is a folder path (Node: read through the entry's `files`), a URL or URL path (fetch), or
 // the files themselves ({ config, weights, tokenizer }). config.json is read first, so a checkpoint
 // of an unsupported family fails before its weights are downloaded.
-import { readModelConfig } from '../lib/model/config.mjs';
-import { readShardedCheckpoint, shardFiles } from '../lib/model/checkpoint.mjs';
-import { describe, typedArrayName } from '../lib/values.mjs';
-import { errorText } from './create.mjs';
+import { errorText } from '../../bindings/create.mjs';
+import { describe, typedArrayName } from '../values.mjs';
+import { readShardedCheckpoint, shardFiles } from './checkpoint.mjs';
+import { readModelConfig } from './config.mjs';
 
 const CONFIG = 'config.json';
 const TOKENIZER = 'tokenizer.json';

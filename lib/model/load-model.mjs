@@ -1,15 +1,13 @@
 // loadModel(attn, source, options): a checkpoint as Hugging Face publishes it → a model whose every
 // token runs in the engine (docs/models.md). The steps: the source's files (model-source.mjs), the
 // tokenizer (loaded by a dynamic import, so an attention-only page never fetches it), the plan of
-// tensors by name (lib/model/checkpoint.mjs), the engine's copy of the weights (model-engine.mjs),
-// and the object users hold (model-object.mjs).
-import { planCheckpoint } from '../lib/model/checkpoint.mjs';
-import { engineOf } from './api.mjs';
-import { describe } from './checks.mjs';
-import { parseWeightDtype } from './layer-args.mjs';
+// tensors by name (checkpoint.mjs), and the model in the engine that users hold (model.mjs).
+import { engineOf } from '../../bindings/api.mjs';
+import { describe } from '../../bindings/checks.mjs';
+import { parseWeightDtype } from '../../bindings/layer-args.mjs';
+import { planCheckpoint } from './checkpoint.mjs';
 import { LOAD_OPTIONS, callback, optionsOf } from './model-args.mjs';
-import { createEngineModel } from './model-engine.mjs';
-import { makeModel } from './model-object.mjs';
+import { createModel } from './model.mjs';
 import { readModelSource, throwIfAborted } from './model-source.mjs';
 
 const FN = 'loadModel';
@@ -50,11 +48,11 @@ export async function loadModelWith(files, attn, source, options) {
   const { config, tokenizer: tokenizerJson, weights } = await readModelSource(FN, source, files, opts);
   let tokenizer = null;
   if (tokenizerJson !== null) {
-    const { createTokenizer } = await import('../lib/model/tokenizer.mjs');
+    const { createTokenizer } = await import('./tokenizer.mjs');
     tokenizer = createTokenizer(tokenizerJson);
   }
   const plan = planCheckpoint(config, weights);
   throwIfAborted(opts.signal);
   if (attn.disposed) throw new Error(`${FN}: the engine was disposed while the model loaded`);
-  return makeModel(attn, createEngineModel(engine, plan, { dtype: opts.dtype }), tokenizer);
+  return createModel(engine, plan, { dtype: opts.dtype, tokenizer });
 }
