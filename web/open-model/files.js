@@ -4,11 +4,11 @@
 // tokenizer.json. Whatever is missing is said in the page's words before any weight is read.
 // A URL typed by the user becomes the checkpoint folder's URL here too.
 
-// The families loadModel runs (docs/models.md); the worker's loadModel has the final word. The
-// only place in web/ that lists them: panel.js's caption and this file's refusal read it from here.
-// TODO(merge): the package's SUPPORTED_MODEL_TYPES is the one list; once it is exported, this line
-// becomes `export { SUPPORTED_MODEL_TYPES as FAMILIES } from '../../dist/index.mjs';`.
-export const FAMILIES = ['llama', 'mistral', 'qwen2', 'gpt2', 'bert'];
+// The families loadModel runs: the package's one list (docs/models.md). The worker's loadModel has the
+// final word; panel.js's caption and this file's refusal read the list from here.
+import { SUPPORTED_MODEL_TYPES } from '../../dist/index.mjs';
+
+export const FAMILIES = SUPPORTED_MODEL_TYPES;
 
 const CONFIG = 'config.json';
 const TOKENIZER = 'tokenizer.json';
