@@ -1,16 +1,16 @@
-// createAttention: its options, the choice of build, and a start that either succeeds or rejects
-// cleanly. Shared by every entry; an entry differs only in how it finds files (its `loader`):
+// createAttention: its options, the choice of build (choose-build.mjs), and a start that either
+// succeeds or rejects cleanly. Shared by every entry; an entry differs only in how it finds files
+// (its `loader`):
 //   index.mjs  browsers, workers, bundlers: URLs written as literals, module workers
 //   index.cjs  Node (node.mjs re-exports it): file paths, Node's worker_threads
-import { makeApi } from './api.mjs';
-import { describe } from './checks.mjs';
+import { makeApi } from '../lib/attention/api.mjs';
+import { describe } from '../lib/values.mjs';
+import { chooseBuild, warnThreadsOnce } from './choose-build.mjs';
 
 export const VERSION = '__VERSION__'; // replaced by scripts/assemble-dist.mjs
 
 const OPTIONS = ['threads', 'simd', 'relaxedSimd', 'wasmBinary', 'locateFile'];
 const MAX_THREADS = 64;
-// More threads than this rarely pay for attention-sized work, and each holds a worker.
-const MAX_AUTO_THREADS = 8;
 
 // The six builds: instruction set (SIMD, SIMD with relaxed SIMD's fused multiply-add, scalar) ×
 // threading. Each is one .wasm beside its glue.
@@ -82,80 +82,6 @@ function checkOptions(options) {
   return { threads, simd, relaxedSimd, wasmBinary, locateFile };
 }
 
-// 'auto': what the environment allows. Threads need SharedArrayBuffer, which browsers grant only to
-// cross-origin-isolated pages. Where they cannot run: { allowed: 1, reason } (the reason a user reads
-// in info.threadsReason and in the one warning).
-const ISOLATION_HEADERS = 'Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp';
-function threadsAllowed(loader) {
-  if (typeof crossOriginIsolated === 'boolean' && !crossOriginIsolated) {
-    return {
-      allowed: 1,
-      reason:
-        'this page is not cross-origin isolated (threads need SharedArrayBuffer, which browsers give only to ' +
-        `cross-origin-isolated pages): serve it with ${ISOLATION_HEADERS}`,
-    };
-  }
-  if (typeof SharedArrayBuffer !== 'function') {
-    return {
-      allowed: 1,
-      reason:
-        'this JavaScript engine has no SharedArrayBuffer, which threads need' +
-        (loader.isNode
-          ? ''
-          : ` (browsers give it only to cross-origin-isolated pages: serve the page with ${ISOLATION_HEADERS})`),
-    };
-  }
-  return { allowed: Math.max(1, Math.min(loader.hardwareThreads(), MAX_AUTO_THREADS)), reason: null };
-}
-
-// Threads asked for but not honoured are said once per realm (by any copy of the package), not per engine.
-const WARNED = Symbol.for('wasm-attention: threads warning given');
-function warnThreadsOnce(asked, reason) {
-  if (globalThis[WARNED]) return;
-  globalThis[WARNED] = true;
-  console.warn(
-    `wasm-attention: threads: ${asked === 'auto' ? "'auto'" : asked} was asked for, but the engine runs on 1 thread: ${reason}`,
-  );
-}
-
-// The smallest module with one SIMD instruction (i8x16.splat; as wasm-feature-detect probes).
-const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
-]);
-const simdSupported = () => WebAssembly.validate(SIMD_PROBE);
-// (func (param v128 v128 v128) (result v128) (f32x4.relaxed_madd (local.get 0) (local.get 1) (local.get 2)))
-const RELAXED_SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0, 32, 0, 32, 1, 32, 2,
-  253, 133, 2, 11,
-]);
-const relaxedSimdSupported = () => WebAssembly.validate(RELAXED_SIMD_PROBE);
-
-function chooseBuild(opts, loader) {
-  if (typeof WebAssembly !== 'object' || typeof WebAssembly.instantiate !== 'function') {
-    throw new Error('createAttention: this JavaScript engine has no WebAssembly');
-  }
-  const { allowed, reason } = threadsAllowed(loader);
-  // An explicit count is honoured wherever threads exist at all (the caller knows the machine).
-  const threads = opts.threads === 'auto' || allowed === 1 ? allowed : opts.threads;
-  // Only a request that could not be honoured has a reason ('auto' on a one-core machine is honoured).
-  const threadsReason = opts.threads !== 1 && reason !== null ? reason : null;
-  const haveSimd = simdSupported();
-  if (opts.simd === true && !haveSimd) {
-    throw new Error(
-      'createAttention: simd: true was asked for, but this engine lacks WebAssembly SIMD (leave simd unset and the scalar build is used)',
-    );
-  }
-  const simd = opts.simd === 'auto' ? haveSimd : opts.simd;
-  const haveRelaxed = simd && relaxedSimdSupported();
-  if (opts.relaxedSimd === true && !haveRelaxed) {
-    throw new Error(
-      "createAttention: relaxedSimd: true was asked for, but this engine lacks WebAssembly relaxed SIMD (leave relaxedSimd unset or 'auto' and the SIMD build is used)",
-    );
-  }
-  const isa = !simd ? 'scalar' : opts.relaxedSimd !== false && haveRelaxed ? 'relaxed' : 'simd';
-  return { threads, threadsReason, build: `wasm-attention-${isa}${threads > 1 ? '-mt' : ''}` };
-}
-
 async function instantiate(source, imports) {
   if (typeof source !== 'string') return WebAssembly.instantiate(source, imports);
   let response;
@@ -199,26 +125,46 @@ export function errorText(e) {
   }
 }
 
-// Starts the Emscripten module of `build`. Whatever fails (the .wasm, a worker, the module itself)
-// rejects with an Error that says what, and every worker started so far is terminated, so a
-// Node process can exit and a page keeps no stray threads.
-async function startModule(loader, build, threads, opts) {
+// One start's state: whether it is still starting, the rejection a failure makes while it is, the
+// glue's complaints meanwhile, and every worker made so far (terminated if the start fails).
+class Start {
+  constructor(build) {
+    this.build = build;
+    this.starting = true;
+    this.messages = [];
+    this.workers = [];
+    this.failed = new Promise((resolve, reject) => {
+      this.reject = reject;
+    });
+  }
+
+  fail(error) {
+    if (this.starting) this.reject(error);
+  }
+
+  // The error a failed start rejects with (its workers terminated): the glue's complaints added to one
+  // of ours, any other error wrapped in one.
+  failure(e) {
+    for (const worker of this.workers) worker.terminate();
+    const detail = this.messages.length ? ` (${this.messages.join('; ')})` : '';
+    if (OWN_ERRORS.has(e)) {
+      e.message += detail;
+      return e;
+    }
+    return startError(`createAttention: ${this.build} failed to start: ${errorText(e)}${detail}`, e);
+  }
+}
+
+// The Emscripten module's arguments: output, the abort and the .wasm's instantiation reported to
+// `start`, and the files found by the loader (or the user's locateFile / wasmBinary).
+function moduleArguments(loader, build, opts, start) {
   const wasmFile = `${build}.wasm`;
-  const workers = [];
-  let starting = true;
-  let fail;
-  const failed = new Promise((resolve, reject) => {
-    fail = (error) => {
-      if (starting) reject(error);
-    };
-  });
-  const startMessages = [];
-  const moduleArgs = {
+  return {
     print: (text) => console.log(text),
     // While starting, the glue's complaints become part of the rejection instead of stray output.
-    printErr: (text) => (starting ? startMessages.push(text) : console.error(text)),
+    printErr: (text) => (start.starting ? start.messages.push(text) : console.error(text)),
     onAbort: (what) =>
-      fail(startError(`createAttention: the WebAssembly module of ${build} aborted while starting: ${what}`)),
+      start.fail(startError(`createAttention: the WebAssembly module of ${build} aborted while starting: ${what}`)),
     locateFile: (file) => loader.locateFile(file, opts.locateFile),
     instantiateWasm(imports, receiveInstance) {
       const given = isBytes(opts.wasmBinary) ? opts.wasmBinary : opts.wasmBinary?.[wasmFile];
@@ -227,76 +173,84 @@ async function startModule(loader, build, threads, opts) {
         .then((source) => instantiate(source, imports))
         .then(
           ({ instance, module }) => receiveInstance(instance, module),
-          (e) => fail(startError(`createAttention: could not instantiate ${what}: ${errorText(e)}`, e)),
+          (e) => start.fail(startError(`createAttention: could not instantiate ${what}: ${errorText(e)}`, e)),
         );
       return {}; // asynchronous: receiveInstance comes later
     },
   };
+}
+
+// Evaluated by the glue as its pool size (see CMakeLists.txt): the pool's workers are created here,
+// so each is known, watched for errors and terminated if the start fails. Returns the pool's size.
+function startPool(PThread, loader, build, threads, opts, start) {
+  const emscriptenAllocate = PThread.allocateUnusedWorker;
+  const script = () => {
+    try {
+      return loader.workerScript(build, opts.locateFile);
+    } catch {
+      return `${build}.worker.mjs`; // a locateFile that throws: its own error is the one reported
+    }
+  };
+  const cannotStart = () => `createAttention: a worker thread of ${build} could not start (its script ${script()})`;
+  PThread.allocateUnusedWorker = () => {
+    let worker;
+    try {
+      worker = loader.pthreadWorker?.(build, opts.locateFile);
+      if (!worker) emscriptenAllocate.call(PThread);
+    } catch (e) {
+      // E.g. a SecurityError DOMException: the browser refused the script.
+      throw startError(`${cannotStart()}: ${errorText(e)}`, e);
+    }
+    if (worker) PThread.unusedWorkers.push(worker);
+    const created = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
+    start.workers.push(created);
+    const onError = (e) => {
+      // Node: an Error; browsers: an ErrorEvent with a message, or an Event without (a script that did not load).
+      const message = `${cannotStart()}: ${e && e.message ? errorText(e) : 'its script failed to load'}`;
+      if (start.starting) start.fail(startError(message, e));
+      else console.error(message);
+    };
+    if (loader.isNode) created.on('error', onError);
+    else created.addEventListener('error', onError);
+  };
+  // Emscripten's own onerror throws from an event handler (in Node: an uncaught exception).
+  const emscriptenLoad = PThread.loadWasmModuleToWorker;
+  PThread.loadWasmModuleToWorker = (worker, onFinishedLoading) => {
+    emscriptenLoad.call(PThread, worker, onFinishedLoading);
+    worker.onerror = () => {};
+  };
+  return threads - 1;
+}
+
+// The glue's factory of `build`, or an error that names its file.
+async function loadGlue(loader, build) {
+  try {
+    return await loader.glue(build);
+  } catch (e) {
+    throw startError(
+      `createAttention: could not load ${loader.glueFile(build)} (the JavaScript of ${build}): ${errorText(e)}`,
+      e,
+    );
+  }
+}
+
+// Starts the Emscripten module of `build`. Whatever fails (the .wasm, a worker, the module itself)
+// rejects with an Error that says what, and every worker started so far is terminated, so a
+// Node process can exit and a page keeps no stray threads.
+async function startModule(loader, build, threads, opts) {
+  const start = new Start(build);
+  const moduleArgs = moduleArguments(loader, build, opts, start);
   if (threads > 1) {
     moduleArgs.mainScriptUrlOrBlob = loader.mainScript?.(build);
-    // Evaluated by the glue as its pool size (see CMakeLists.txt): the pool's workers are created
-    // here, so each is known, watched for errors and terminated if the start fails.
-    moduleArgs.startPool = (PThread) => {
-      const emscriptenAllocate = PThread.allocateUnusedWorker;
-      const script = () => {
-        try {
-          return loader.workerScript(build, opts.locateFile);
-        } catch {
-          return `${build}.worker.mjs`; // a locateFile that throws: its own error is the one reported
-        }
-      };
-      const cannotStart = () => `createAttention: a worker thread of ${build} could not start (its script ${script()})`;
-      PThread.allocateUnusedWorker = () => {
-        let worker;
-        try {
-          worker = loader.pthreadWorker?.(build, opts.locateFile);
-          if (!worker) emscriptenAllocate.call(PThread);
-        } catch (e) {
-          // E.g. a SecurityError DOMException: the browser refused the script.
-          throw startError(`${cannotStart()}: ${errorText(e)}`, e);
-        }
-        if (worker) PThread.unusedWorkers.push(worker);
-        const created = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
-        workers.push(created);
-        const onError = (e) => {
-          // Node: an Error; browsers: an ErrorEvent with a message, or an Event without (a script that did not load).
-          const message = `${cannotStart()}: ${e && e.message ? errorText(e) : 'its script failed to load'}`;
-          if (starting) fail(startError(message, e));
-          else console.error(message);
-        };
-        if (loader.isNode) created.on('error', onError);
-        else created.addEventListener('error', onError);
-      };
-      // Emscripten's own onerror throws from an event handler (in Node: an uncaught exception).
-      const emscriptenLoad = PThread.loadWasmModuleToWorker;
-      PThread.loadWasmModuleToWorker = (worker, onFinishedLoading) => {
-        emscriptenLoad.call(PThread, worker, onFinishedLoading);
-        worker.onerror = () => {};
-      };
-      return threads - 1;
-    };
+    moduleArgs.startPool = (PThread) => startPool(PThread, loader, build, threads, opts, start);
   }
   try {
-    let factory;
-    try {
-      factory = await loader.glue(build);
-    } catch (e) {
-      throw startError(
-        `createAttention: could not load ${loader.glueFile(build)} (the JavaScript of ${build}): ${errorText(e)}`,
-        e,
-      );
-    }
-    return await Promise.race([factory(moduleArgs), failed]);
+    const factory = await loadGlue(loader, build);
+    return await Promise.race([factory(moduleArgs), start.failed]);
   } catch (e) {
-    for (const worker of workers) worker.terminate();
-    const detail = startMessages.length ? ` (${startMessages.join('; ')})` : '';
-    if (OWN_ERRORS.has(e)) {
-      e.message += detail;
-      throw e;
-    }
-    throw startError(`createAttention: ${build} failed to start: ${errorText(e)}${detail}`, e);
+    throw start.failure(e);
   } finally {
-    starting = false;
+    start.starting = false;
   }
 }
 

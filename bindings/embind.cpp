@@ -1,4 +1,4 @@
-// The only C++ that knows Emscripten: a flat table of free functions for bindings/api.mjs.
+// The Embind table of the attention API: a flat table of free functions for bindings/attention-calls.mjs.
 //
 // Arguments travel as one block of 32-bit slots in the heap (pointers, sizes, flags, a float, a
 // double in two slots) written by the JavaScript wrapper: one cheap call instead of dozens of

@@ -1,7 +1,7 @@
 // Copies between JavaScript arrays and the WebAssembly heap for one call. Everything a call
 // allocates goes through one HeapScope and is freed by scope.free(), also when the call throws,
 // so the heap in use returns to where it was.
-import { typedLength } from './checks.mjs';
+import { typedLength } from '../lib/values.mjs';
 
 // heapMaxBytes: what the heap may grow to (the module's constants(), from -sMAXIMUM_MEMORY).
 export function outOfMemory(fn, bytes, heapMaxBytes) {
@@ -57,10 +57,10 @@ export class HeapScope {
     return ptr;
   }
 
-  // One of the checks' own arrays (checks.mjs), copied in: a Float32Array or Float64Array as
-  // float32 (set() converts), a Uint8Array as bytes. The count is the array's real length, which
-  // for the checks' fixed-length views is the length they checked, or 0 when the user's buffer was
-  // detached or shrunk since: that is refused, never copied short.
+  // One of the checks' own arrays (lib/attention/checks.mjs), copied in: a Float32Array or
+  // Float64Array as float32 (set() converts), a Uint8Array as bytes. The count is the array's real
+  // length, which for the checks' fixed-length views is the length they checked, or 0 when the user's
+  // buffer was detached or shrunk since: that is refused, never copied short.
   copy(name, data) {
     const count = typedLength(data);
     if (count === 0) {

@@ -102,7 +102,7 @@ export async function loadModel(attn, source, options) {
 export { VERSION as version } from './create.mjs';
 export { readSafetensors } from '../lib/readers/safetensors.mjs';
 export { attentionArgsFromStateDict } from '../lib/readers/state-dict.mjs';
-export { isKeyMasked, kvHeadOf } from '../lib/attention-rules.mjs';
+export { isKeyMasked, kvHeadOf } from '../lib/attention/attention-rules.mjs';
 export { mulberry32 } from '../lib/random.mjs';
 // The model types loadModel takes (a page can tell a checkpoint it cannot run before loading it).
 export { SUPPORTED_MODEL_TYPES } from '../lib/model/families/registry.mjs';

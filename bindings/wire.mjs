@@ -4,8 +4,7 @@
 // functions' too, lib/model/). Everything both languages must agree on (status codes, mask kinds, the
 // memory limit, every buffer size) is asked of the module here, never copied.
 import { outOfMemory } from './heap.mjs';
-import { kvDtypeCode } from './kv-dtype.mjs';
-import { WEIGHT_DTYPES, stagedWindow } from './layer-args.mjs';
+import { WEIGHT_DTYPES, kvDtypeCode, stagedWindow } from './slot-codes.mjs';
 
 // The bits of a float32 (the scale slot).
 const floatBits = new Float32Array(1);

@@ -9,7 +9,7 @@
 //   attention-rules.mjs                      from lib/: the K/V-head and masked-key rules (in create.cjs too)
 //   load-model.mjs, model.mjs, config.mjs, … loadModel and its model object (in create.cjs too)
 //   vendor/tokenizers.mjs (+ .cjs, .LICENSE)  @huggingface/tokenizers, loaded only when a model has a tokenizer
-//   index.d.ts / .d.mts / .d.cts             one declaration file, named for each resolution mode
+//   index.d.ts / .d.mts / .d.cts             one file from bindings/types/'s parts, named for each resolution mode
 //   viz.cjs, viz.d.cts                        wasm-attention/viz for require (its ES modules ship in viz/)
 import { build, transform } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync as writeAlways } from 'node:fs';
@@ -115,7 +115,13 @@ for (const [pkg, { name, esm, cjs }] of Object.entries(VENDORED)) {
   copyFileSync(join(folder, cjs), join(dist, 'vendor', `${name}.cjs`));
   copyFileSync(join(folder, 'LICENSE'), join(dist, 'vendor', `${name}.LICENSE`));
 }
-const types = withVersion(readFileSync(join(root, 'bindings', 'index.d.ts'), 'utf8'));
+// The types: bindings/types/'s parts joined in this order (a blank line between two) into one file,
+// written under the three names. A part not listed here would be left out silently, so it throws.
+const TYPE_PARTS = ['tensors', 'engine-options', 'layers', 'engine', 'readers', 'rules', 'random', 'model'];
+const typesFolder = join(root, 'bindings', 'types');
+const unlisted = readdirSync(typesFolder).filter((file) => !TYPE_PARTS.includes(file.replace(/\.d\.ts$/, '')));
+if (unlisted.length > 0) throw new Error(`assemble-dist: bindings/types/ has parts TYPE_PARTS lacks: ${unlisted}`);
+const types = withVersion(TYPE_PARTS.map((part) => readFileSync(join(typesFolder, `${part}.d.ts`), 'utf8')).join('\n'));
 for (const name of ['index.d.ts', 'index.d.mts', 'index.d.cts']) writeFileSync(join(dist, name), types);
 
 await build({

@@ -2,8 +2,9 @@
 // anything is allocated, its configuration, then its weights one part at a time (the embeddings, each
 // block, the head): copied in, packed by the module, freed. So loading needs about the model's own
 // size plus its largest part.
-import { describe } from '../../bindings/checks.mjs';
-import { WEIGHT_DTYPES, parseWeightDtype } from '../../bindings/layer-args.mjs';
+import { describe } from '../attention/checks.mjs';
+import { WEIGHT_DTYPES } from '../../bindings/slot-codes.mjs';
+import { parseWeightDtype } from '../attention/storage-dtypes.mjs';
 import * as calls from '../../bindings/model-calls.mjs';
 import { scoped, tooLarge } from './engine-heap.mjs';
 import { planParts, stageConfig, stagePart, tensorBytes } from './plan-slots.mjs';
@@ -68,7 +69,7 @@ function weightsBytes(engine, stager, plan, dtypeCode) {
 }
 
 /**
- * @param engine the internal engine of bindings/api.mjs (engineOf(attn)), alive
+ * @param engine the internal engine of lib/attention/api.mjs (engineOf(attn)), alive
  * @param stager a SlotStage of the model functions' slots
  * @param plan planCheckpoint's result
  * @param dtypeCode weightDtypeCode's answer

@@ -2,9 +2,9 @@
 // token runs in the engine (docs/models.md). The steps: the source's files (model-source.mjs), the
 // tokenizer (loaded by a dynamic import, so an attention-only page never fetches it), the plan of
 // tensors by name (checkpoint.mjs), and the model in the engine that users hold (model.mjs).
-import { engineOf } from '../../bindings/api.mjs';
-import { describe } from '../../bindings/checks.mjs';
-import { parseWeightDtype } from '../../bindings/layer-args.mjs';
+import { engineOf } from '../attention/api.mjs';
+import { describe } from '../attention/checks.mjs';
+import { parseWeightDtype } from '../attention/storage-dtypes.mjs';
 import { planCheckpoint } from './checkpoint.mjs';
 import { LOAD_OPTIONS, callback, optionsOf } from './model-args.mjs';
 import { createModel } from './model.mjs';

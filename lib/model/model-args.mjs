@@ -1,7 +1,7 @@
 // The arguments of a model's calls (forward, createSession, generate), checked before anything runs:
 // each error names the call, the argument, what was expected and what was given, and nothing has
 // changed when it is thrown (a session keeps its length).
-import { Checker, describe, typedArrayName, typedLength } from '../../bindings/checks.mjs';
+import { Checker, describe, typedArrayName, typedLength } from '../attention/checks.mjs';
 
 const INTEGER_ARRAYS = ['Int32Array', 'Uint32Array', 'Int16Array', 'Uint16Array', 'Int8Array', 'Uint8Array'];
 export const FORWARD_OPTIONS = new Set(['session', 'attention', 'logits', 'tokenTypeIds', 'hiddenStates']);

@@ -1,8 +1,9 @@
 // The model loadModel returns: config, encode/decode (its tokenizer), forward (every check before the
 // engine runs), sessions, generate, createSampler and dispose; and, inside, the model the engine holds
 // (src/model/), which the engine frees with its other resources when it is disposed.
-import { describe } from '../../bindings/checks.mjs';
-import { kvDtypeCode, kvDtypeOf } from '../../bindings/kv-dtype.mjs';
+import { describe } from '../attention/checks.mjs';
+import { kvDtypeCode } from '../../bindings/slot-codes.mjs';
+import { kvDtypeOf } from '../attention/storage-dtypes.mjs';
 import * as calls from '../../bindings/model-calls.mjs';
 import { SlotStage } from '../../bindings/wire.mjs';
 import { CONFIG_KEYS } from './config.mjs';
@@ -27,11 +28,11 @@ import { Session, isSession } from './session.mjs';
 
 // createModel's other callers (the tests, scripts/model-speed.mjs) reach it through dist/create.cjs, with
 // the internal engine of their attn.
-export { engineOf } from '../../bindings/api.mjs';
+export { engineOf } from '../attention/api.mjs';
 
 export class Model {
   /**
-   * @param engine the internal engine of bindings/api.mjs
+   * @param engine the internal engine of lib/attention/api.mjs
    * @param plan planCheckpoint's result; its config is readModelConfig's, with the runtime's keys
    * @param placed placeModel's { handle, weightBytes }
    * @param stager a SlotStage of the model functions' slots

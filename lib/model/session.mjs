@@ -1,7 +1,7 @@
 // A session: a decoder's KV caches of every layer, inside the engine, for incremental decoding. The
 // object users hold (length, maxLength, truncate, dispose) is also what the model's forward and
 // generate append to; its room is checked by the model before each call (model.mjs).
-import { describe } from '../../bindings/checks.mjs';
+import { describe } from '../attention/checks.mjs';
 import * as calls from '../../bindings/model-calls.mjs';
 
 // Every session ever made: one made by createSession is told apart from something that only looks
@@ -15,7 +15,7 @@ export class Session {
   /**
    * @param model the Model it belongs to (its engine, its alive check)
    * @param handle the engine's cache; bytes its memory (the module's count, for attn.memory())
-   * @param dtypeCode how it stores K and V (bindings/kv-dtype.mjs's code)
+   * @param dtypeCode how it stores K and V (bindings/slot-codes.mjs's code)
    */
   constructor(model, handle, maxLength, dtypeCode, bytes) {
     this.model = model;

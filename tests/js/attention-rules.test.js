@@ -1,5 +1,5 @@
 'use strict';
-// kvHeadOf and isKeyMasked (lib/attention-rules.mjs): their answers, every package entry exporting
+// kvHeadOf and isKeyMasked (lib/attention/attention-rules.mjs): their answers, every package entry exporting
 // them, and the engine agreeing with both on a windowed, causal, grouped-query call.
 const { spawnSync } = require('child_process');
 const fs = require('fs');

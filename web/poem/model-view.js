@@ -12,7 +12,7 @@
 import { createHeadView, createHeatmap, createModelView as createGrid } from '../../viz/index.mjs';
 import { labelsOf, matrixOf } from './run.js';
 import { el } from '../shared/dom.js';
-import { kvHeadOf } from '../../lib/attention-rules.mjs';
+import { kvHeadOf } from '../../lib/attention/attention-rules.mjs';
 
 const $ = (id) => document.getElementById(id);
 

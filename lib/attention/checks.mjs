@@ -10,8 +10,8 @@
 // user code runs after the checks, so a re-entrant call (a getter that calls the engine) finds no
 // half-written state.
 
-import { describe, intrinsic, typedArrayName, typedLength } from '../lib/values.mjs';
-import { floatsOfBf16, floatsOfF16 } from '../lib/readers/half-float.mjs';
+import { describe, intrinsic, typedArrayName, typedLength } from '../values.mjs';
+import { floatsOfBf16, floatsOfF16 } from '../readers/half-float.mjs';
 
 export { describe, typedArrayName, typedLength };
 

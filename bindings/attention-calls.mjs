@@ -1,6 +1,10 @@
-// One forward through the module: the inputs (and, one-shot, the weights) copied into one block of
-// the heap, the call, fresh arrays copied out, and the heap given back whatever happens.
+// Every call into the module for the attention API, as plain functions: lib/attention/'s objects
+// (the engine, prepared layers, KV caches) call these and never the module itself. M is the module,
+// wire its slot block (wire.mjs); fn names the public call in errors. A forward copies its inputs
+// (and, one-shot, the weights) into one block of the heap, calls, copies fresh arrays out and gives
+// the heap back whatever happens.
 import { HeapScope, heapBytes, heapSlot, outOfMemory } from './heap.mjs';
+import { kvDtypeCode } from './slot-codes.mjs';
 
 // What a forward returns, by its name in forwardSizes and its slot: always, and when intermediates
 // are wanted (the teaching copies).
@@ -25,7 +29,7 @@ const MASKS = [
 
 // The tensors a layer copies in, by slot: packed Q, K, V rows (PyTorch's in_proj_weight /
 // in_proj_bias) are copied once and the three slots point into them.
-export function layerTensors(layer) {
+function layerTensors(layer) {
   const w = layer.weights;
   return [w.wq, w.wk, w.wv, w.bq, w.bk, w.bv, w.wo, w.bo, w.packedIn, w.inBias, w.alibiSlopes].filter((t) => t);
 }
@@ -104,4 +108,56 @@ function readResults(stage, slots, scope, sizes, intermediates) {
     }
   }
   return result;
+}
+
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+// The module's layer of the checked description `layer`: { handle, bytes } (bytes: what the module
+// says the layer's weights take, for attn.memory()).
+export const createLayer = (wire, fn, layer) =>
+  wire.withStage((stage) => {
+    wire.stageConfig(stage, layer);
+    const bytes = wire.call(stage, 'layerBytes');
+    const needed = bytes + sum(layerTensors(layer).map(heapBytes));
+    if (needed > wire.heapMaxBytes) throw outOfMemory(fn, needed, wire.heapMaxBytes);
+    const scope = new HeapScope(wire.M, fn, wire.heapMaxBytes);
+    try {
+      wire.stageWeights(stage, scope, layer);
+      return { handle: wire.created(fn, 'layer', wire.call(stage, 'createLayer'), needed), bytes };
+    } finally {
+      scope.free();
+    }
+  });
+
+export const destroyLayer = (M, handle) => M.destroyLayer(handle);
+
+// The module's KV cache of the layer `layerHandle` (made from `layer`) for the checked { batch,
+// maxLength, dtype }: { handle, bytes } (bytes: the module's count, for attn.memory()).
+export const createKvCache = (wire, fn, layer, layerHandle, { batch, maxLength, dtype }) =>
+  wire.withStage((stage) => {
+    wire.stageConfig(stage, layer);
+    stage[wire.slots.batch] = batch;
+    stage[wire.slots.max_length] = maxLength;
+    stage[wire.slots.cache_dtype] = kvDtypeCode(dtype);
+    stage[wire.slots.layer] = layerHandle;
+    const bytes = wire.call(stage, 'kvCacheBytes');
+    if (bytes > wire.heapMaxBytes) throw outOfMemory(fn, bytes, wire.heapMaxBytes);
+    return { handle: wire.created(fn, 'cache', wire.call(stage, 'createKvCache'), bytes), bytes };
+  });
+
+export const kvCacheLength = (M, handle) => M.kvCacheLength(handle);
+export const truncateKvCache = (M, handle, n) => M.kvCacheTruncate(handle, n);
+export const destroyKvCache = (M, handle) => M.destroyKvCache(handle);
+
+// The engine's memory figures: the WebAssembly memory's byte length, and the bytes malloc has handed
+// out (mallinfo counts in a signed 32-bit field: past 2 GiB, the heap may grow to 4, it reads negative).
+export const memoryBytes = (M) => M.HEAPU8.buffer.byteLength;
+export const heapInUse = (M) => M.heapInUse() >>> 0;
+
+// An engine's end: its slot block freed (later calls through the wire find no module) and, for a
+// threaded build, its worker threads terminated.
+export function closeEngine(M, wire) {
+  wire.free();
+  wire.M = null;
+  if (M.PThread) M.PThread.terminateAllThreads();
 }

@@ -1,36 +1,13 @@
 // Prepared layers: weights copied (and packed) into the heap once, then forward as often as wanted,
 // with or without a KV cache of the layer.
+import * as calls from '../../bindings/attention-calls.mjs';
 import { Checker } from './checks.mjs';
-import { HeapScope, heapBytes, outOfMemory } from './heap.mjs';
-import { layerTensors, runForward } from './forward-call.mjs';
-import { cacheAlive, createKvCache } from './kv-cache.mjs';
 import { readForwardData } from './forward-args.mjs';
-import {
-  PREPARED_LAYER_ARGS,
-  checkRepeatedLayerArgs,
-  layerSizes,
-  layerTensorLengths,
-  parseWeightDtype,
-} from './layer-args.mjs';
-
-const sum = (values) => values.reduce((a, b) => a + b, 0);
-
-// The module's layer of the checked description `layer`: { handle, bytes } (bytes: what the module
-// says the layer's weights take, for attn.memory()).
-const createLayer = (wire, fn, layer) =>
-  wire.withStage((stage) => {
-    wire.stageConfig(stage, layer);
-    const bytes = wire.call(stage, 'layerBytes');
-    const needed = bytes + sum(layerTensors(layer).map(heapBytes));
-    if (needed > wire.heapMaxBytes) throw outOfMemory(fn, needed, wire.heapMaxBytes);
-    const scope = new HeapScope(wire.M, fn, wire.heapMaxBytes);
-    try {
-      wire.stageWeights(stage, scope, layer);
-      return { handle: wire.created(fn, 'layer', wire.call(stage, 'createLayer'), needed), bytes };
-    } finally {
-      scope.free();
-    }
-  });
+import { cacheAlive, createKvCache } from './kv-cache.mjs';
+import { PREPARED_LAYER_ARGS } from './layer-args.mjs';
+import { checkRepeatedLayerArgs, layerSizes } from './repeated-layer-args.mjs';
+import { parseWeightDtype } from './storage-dtypes.mjs';
+import { layerTensorLengths } from './weight-lengths.mjs';
 
 // engine: { M, wire, liveLayers, liveCaches, caches, check(fn) } (see api.mjs).
 export function createPrepared(engine, fn, layerArgs, forwardArgs, parseLayer, parseForward, args) {
@@ -41,7 +18,7 @@ export function createPrepared(engine, fn, layerArgs, forwardArgs, parseLayer, p
   const layer = parseLayer(checker);
   layer.weightDtype = parseWeightDtype(checker, 'weightDtype');
   engine.check(fn);
-  const record = { ...createLayer(engine.wire, fn, layer), engineDisposed: false };
+  const record = { ...calls.createLayer(engine.wire, fn, layer), engineDisposed: false };
   engine.liveLayers.add(record);
   const forwardName = `${fn}().forward`;
   const sizes = layerSizes(layer);
@@ -76,15 +53,15 @@ export function createPrepared(engine, fn, layerArgs, forwardArgs, parseLayer, p
       // taken: no user code runs between that snapshot and the call.
       readForwardData(fc);
       const cacheRecord = cacheOf(fc);
-      const cache = cacheRecord && { ...cacheRecord, length: engine.M.kvCacheLength(cacheRecord.handle) };
+      const cache = cacheRecord && { ...cacheRecord, length: calls.kvCacheLength(engine.M, cacheRecord.handle) };
       const f = parseForward(fc, layer, cache);
       alive(forwardName); // a getter in the arguments may have disposed the layer, its engine or the cache
       if (cacheRecord) cacheAlive(cacheRecord, forwardName);
-      return runForward(engine.wire, 'layerForward', forwardName, layer, f, record.handle);
+      return calls.runForward(engine.wire, 'layerForward', forwardName, layer, f, record.handle);
     },
     dispose() {
       if (record.handle !== 0) {
-        engine.M.destroyLayer(record.handle);
+        calls.destroyLayer(engine.M, record.handle);
         engine.liveLayers.delete(record);
       }
       record.handle = 0;

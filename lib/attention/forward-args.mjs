@@ -4,7 +4,9 @@
 //             needWeights, averageWeights, returnIntermediates, positionOffset, cache }
 // Each name is the camelCase twin of the engine's slot (C++'s ForwardArgs field).
 import { typedLength as len } from './checks.mjs';
-import { MAX_POSITION } from './layer-args.mjs';
+
+// Positions stay below 2^31 (query positions positionOffset + i travel as 32-bit integers).
+export const MAX_POSITION = 2 ** 31;
 
 export const SELF_FORWARD_ARGS = [
   'x',

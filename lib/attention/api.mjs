@@ -1,19 +1,20 @@
-// The package API (docs/API.md) on top of a loaded Emscripten module. No environment specifics here:
-// index.mjs / index.cjs load the module and call makeApi. The jobs sit in their own files:
+// The package API (docs/API.md) on top of a loaded Emscripten module: the engine object users hold.
+// No environment specifics here: the entries (bindings/index.mjs, index.cjs) load the module and
+// call makeApi. The module is reached only through bindings/attention-calls.mjs. The jobs sit in
+// their own files:
 //   layer-args.mjs      a layer's arguments → its description; forward-args.mjs the same for a call
-//   wire.mjs            the slot block: staging arguments, calling the module, asking it for sizes
-//   forward-call.mjs    one forward: copies in, the call, fresh arrays out
 //   prepared-layer.mjs  layers whose weights are copied once
 //   kv-cache.mjs        KV caches of prepared layers
-//   warm-up.mjs         a few small calls that get the kernels optimised
-//   model-engine.mjs    whole models (lib/model's plans) in the engine, reached through engineOf
+//   bindings/wire.mjs   the slot block the calls stage their arguments in
+//   bindings/warm-up.mjs a few small calls that get the kernels optimised
+//   engineOf            how the model runtime reaches an api object's engine for whole models
+import * as calls from '../../bindings/attention-calls.mjs';
+import { warmUp } from '../../bindings/warm-up.mjs';
+import { Wire } from '../../bindings/wire.mjs';
 import { Checker } from './checks.mjs';
-import { runForward } from './forward-call.mjs';
 import { MHA_FORWARD_ARGS, SELF_FORWARD_ARGS, mhaForward, selfForward } from './forward-args.mjs';
 import { MHA_LAYER_ARGS, SELF_LAYER_ARGS, mhaLayer, selfLayer } from './layer-args.mjs';
 import { createPrepared } from './prepared-layer.mjs';
-import { warmUp } from './warm-up.mjs';
-import { Wire } from './wire.mjs';
 
 // The internal engine of each public api object: for the package's own modules (model-engine.mjs
 // through load-model.mjs), never reachable from the api object itself.
@@ -37,7 +38,7 @@ function memory(engine) {
     weightBytes += resource.weightBytes ?? 0;
     for (const cache of resource.caches ?? []) cacheBytes += cache.bytes;
   }
-  return { heapBytes: M.HEAPU8.buffer.byteLength, weightBytes, cacheBytes };
+  return { heapBytes: calls.memoryBytes(M), weightBytes, cacheBytes };
 }
 
 export function makeApi(Module, info) {
@@ -65,7 +66,7 @@ export function makeApi(Module, info) {
     const layer = parseLayer(c);
     const f = parseForward(c, layer);
     engine.check(fn); // a getter in the arguments may have disposed it
-    return runForward(engine.wire, fn, fn, layer, f, 0);
+    return calls.runForward(engine.wire, fn, fn, layer, f, 0);
   }
 
   // Releases the engine: its layers, its memory (the module is no longer referenced from here)
@@ -76,19 +77,17 @@ export function makeApi(Module, info) {
     for (const resource of engine.resources) resource.release();
     engine.resources.clear();
     for (const [records, destroy] of [
-      [engine.liveLayers, M.destroyLayer],
-      [engine.liveCaches, M.destroyKvCache],
+      [engine.liveLayers, calls.destroyLayer],
+      [engine.liveCaches, calls.destroyKvCache],
     ]) {
       for (const record of records) {
-        destroy(record.handle);
+        destroy(M, record.handle);
         record.handle = 0;
         record.engineDisposed = true;
       }
       records.clear();
     }
-    engine.wire.free();
-    engine.wire.M = null;
-    if (M.PThread) M.PThread.terminateAllThreads();
+    calls.closeEngine(M, engine.wire);
     engine.M = null;
   }
 
@@ -104,9 +103,8 @@ export function makeApi(Module, info) {
       createPrepared(engine, 'createMultiHeadAttention', MHA_LAYER_ARGS, MHA_FORWARD_ARGS, mhaLayer, mhaForward, args),
     memory: () => memory(engine),
     memoryStats: () => {
-      const m = engine.check('memoryStats');
-      // mallinfo counts in a signed 32-bit field: past 2 GiB (the heap may grow to 4) it reads negative.
-      return { heapInUse: m.heapInUse() >>> 0, memoryBytes: m.HEAPU8.buffer.byteLength };
+      const M = engine.check('memoryStats');
+      return { heapInUse: calls.heapInUse(M), memoryBytes: calls.memoryBytes(M) };
     },
     dispose,
     get disposed() {
