@@ -41,10 +41,10 @@ function memory(engine) {
   return { heapBytes: calls.memoryBytes(M), weightBytes, cacheBytes };
 }
 
-export function makeApi(Module, info) {
-  // What the engine's parts share. M is null once the engine is disposed: its memory can then be
-  // collected.
-  const engine = {
+// What the engine's parts share. M is null once the engine is disposed: its memory can then be
+// collected.
+function engineOver(Module) {
+  return {
     M: Module,
     wire: new Wire(Module),
     liveLayers: new Set(), // { handle } of every layer not yet disposed
@@ -59,44 +59,48 @@ export function makeApi(Module, info) {
       return this.M;
     },
   };
+}
 
-  function oneShot(fn, known, parseLayer, parseForward, args) {
-    engine.check(fn);
-    const c = new Checker(fn, args, known);
-    const layer = parseLayer(c);
-    const f = parseForward(c, layer);
-    engine.check(fn); // a getter in the arguments may have disposed it
-    return calls.runForward(engine.wire, fn, fn, layer, f, 0);
-  }
+function oneShot(engine, fn, known, parseLayer, parseForward, args) {
+  engine.check(fn);
+  const c = new Checker(fn, args, known);
+  const layer = parseLayer(c);
+  const f = parseForward(c, layer);
+  engine.check(fn); // a getter in the arguments may have disposed it
+  return calls.runForward(engine.wire, fn, fn, layer, f, 0);
+}
 
-  // Releases the engine: its layers, its memory (the module is no longer referenced from here)
-  // and, for a threaded engine, its worker threads. Later calls throw; a second dispose does nothing.
-  function dispose() {
-    const M = engine.M;
-    if (M === null) return;
-    for (const resource of engine.resources) resource.release();
-    engine.resources.clear();
-    for (const [records, destroy] of [
-      [engine.liveLayers, calls.destroyLayer],
-      [engine.liveCaches, calls.destroyKvCache],
-    ]) {
-      for (const record of records) {
-        destroy(M, record.handle);
-        record.handle = 0;
-        record.engineDisposed = true;
-      }
-      records.clear();
+// Releases the engine: its layers, its memory (the module is no longer referenced from here)
+// and, for a threaded engine, its worker threads. Later calls throw; a second dispose does nothing.
+function dispose(engine) {
+  const M = engine.M;
+  if (M === null) return;
+  for (const resource of engine.resources) resource.release();
+  engine.resources.clear();
+  for (const [records, destroy] of [
+    [engine.liveLayers, calls.destroyLayer],
+    [engine.liveCaches, calls.destroyKvCache],
+  ]) {
+    for (const record of records) {
+      destroy(M, record.handle);
+      record.handle = 0;
+      record.engineDisposed = true;
     }
-    calls.closeEngine(M, engine.wire);
-    engine.M = null;
+    records.clear();
   }
+  calls.closeEngine(M, engine.wire);
+  engine.M = null;
+}
 
-  const selfKnown = new Set([...SELF_LAYER_ARGS, ...SELF_FORWARD_ARGS]);
-  const mhaKnown = new Set([...MHA_LAYER_ARGS, ...MHA_FORWARD_ARGS]);
+const SELF_KNOWN = new Set([...SELF_LAYER_ARGS, ...SELF_FORWARD_ARGS]);
+const MHA_KNOWN = new Set([...MHA_LAYER_ARGS, ...MHA_FORWARD_ARGS]);
+
+export function makeApi(Module, info) {
+  const engine = engineOver(Module);
   const api = {
     info,
-    selfAttention: (args) => oneShot('selfAttention', selfKnown, selfLayer, selfForward, args),
-    multiHeadAttention: (args) => oneShot('multiHeadAttention', mhaKnown, mhaLayer, mhaForward, args),
+    selfAttention: (args) => oneShot(engine, 'selfAttention', SELF_KNOWN, selfLayer, selfForward, args),
+    multiHeadAttention: (args) => oneShot(engine, 'multiHeadAttention', MHA_KNOWN, mhaLayer, mhaForward, args),
     createSelfAttention: (args) =>
       createPrepared(engine, 'createSelfAttention', SELF_LAYER_ARGS, SELF_FORWARD_ARGS, selfLayer, selfForward, args),
     createMultiHeadAttention: (args) =>
@@ -106,7 +110,7 @@ export function makeApi(Module, info) {
       const M = engine.check('memoryStats');
       return { heapInUse: calls.heapInUse(M), memoryBytes: calls.memoryBytes(M) };
     },
-    dispose,
+    dispose: () => dispose(engine),
     get disposed() {
       return engine.M === null;
     },
