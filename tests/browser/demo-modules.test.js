@@ -125,6 +125,12 @@ const MODULE_PATHS = {
   'poem-recited': 'poem/recited',
   'poem-tour': 'poem/tour',
   'poem-export': 'poem/export',
+  'poem-state': 'poem/state',
+  'poem-test-hooks': 'poem/test-hooks',
+  'poem-chips': 'poem/chips',
+  'poem-extras': 'poem/extras',
+  'poem-drawing': 'poem/drawing',
+  'poem-head-steps-view': 'poem/head-steps-view',
 };
 const NAMES = Object.keys(MODULE_PATHS);
 const inPage = (fn, arg) =>
@@ -189,6 +195,12 @@ test('each new module exports exactly its documented names', async () => {
     'poem-recited': ['readRecited', 'recitedSegments'],
     'poem-tour': ['createTour', 'strongestKey', 'tourStops'],
     'poem-export': ['attentionDocument', 'headCSV', 'saveAttentionJSON', 'saveHeadCSV'],
+    'poem-state': ['createPoemState'],
+    'poem-test-hooks': ['createTestHooks'],
+    'poem-chips': ['renderChips'],
+    'poem-extras': ['bindExports', 'loadExtras'],
+    'poem-drawing': ['PoemDrawing'],
+    'poem-head-steps-view': ['askSteps'],
   });
 });
 

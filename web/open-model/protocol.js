@@ -1,5 +1,5 @@
-// The "Open a model" worker's messages, for both of its sides (open-model-worker.js in the worker,
-// open-model-client.js on the page). Imports nothing, so either side can load it. The worker owns
+// The "Open a model" worker's messages, for both of its sides (worker.js in the worker,
+// client.js on the page). Imports nothing, so either side can load it. The worker owns
 // its own engine: a checkpoint the user opens never shares memory with the poem model's engine.
 //
 // page → worker, then worker → page:

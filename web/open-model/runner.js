@@ -1,6 +1,6 @@
-// The worker's runs of an opened model (open-model-worker.js hands them here): a decoder's prompt
+// The worker's runs of an opened model (worker.js hands them here): a decoder's prompt
 // and continuation token by token through model.generate, or an encoder's forward, each with the
-// attention of every layer and head, posted as open-model-protocol.js says.
+// attention of every layer and head, posted as protocol.js says.
 import { thrownData, transferList } from '../shared/worker-protocol.js';
 import { OPEN } from './protocol.js';
 

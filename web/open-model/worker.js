@@ -2,7 +2,7 @@
 // gave (Files, read here so their bytes are copied once, or a URL through loadModel), loads it
 // with the package's loadModel, and runs a prompt: a decoder's continuation token by token, or a
 // bert's encoding, each with the attention of every layer and head. The page's thread only posts
-// requests and draws what comes back. Messages: open-model-protocol.js; the runs: open-model-runner.js.
+// requests and draws what comes back. Messages: protocol.js; the runs: runner.js.
 import { thrownData } from '../shared/worker-protocol.js';
 import { OPEN } from './protocol.js';
 import { runPrompt, runsEnded, stopRun } from './runner.js';

@@ -3,7 +3,7 @@
 // CSV table (token labels on both axes), for a spreadsheet or a plotting script.
 import { matrixOf, tokenLabel } from './run.js';
 import { toRows, download } from '../shared/export-files.js';
-import { kvHeadOf } from '../../lib/attention-rules.mjs';
+import { kvHeadOf } from '../../dist/index.mjs';
 
 /**
  * The JSON document: attention[layer][head] = [query][key] weights (causal: 0 right of the diagonal),

@@ -1,6 +1,6 @@
 // The model tab's events as changes of its state: the prompt and decoding fields, hover, a picked
 // token or query row, the opened head, and the large map's keyboard cursor (the map reads its cell
-// out itself, in its own live line). poem-controls.js calls these; poem.js holds the state they change.
+// out itself, in its own live line). controls.js calls these; poem.js holds the state they change.
 import { readPoemSettings } from './settings.js';
 import { renderTopTokens } from './view.js';
 import { moveCell } from '../textbook/selection.js';
@@ -9,7 +9,7 @@ const $ = (id) => document.getElementById(id);
 
 /**
  * @param {{ renderChips(), engine, s, view, scheduleDraw(), redrawMaps(), generation }} ctx
- *   generation: poem-generation.js's { begin(generating), askSteps(), samplingChanged(), promptEdited() }
+ *   generation: generation.js's { begin(generating), askSteps(), samplingChanged(), promptEdited() }
  * @returns {object} the handlers bindPoemControls takes
  */
 export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redrawMaps, generation }) {

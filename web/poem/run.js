@@ -7,7 +7,7 @@
 //   run = addToken(run, { token: { id, text, top }, attention, ms }); // attention [L] of [H, 1, n + 1]
 //   matrixOf(run, layer, head)   // Float32Array [n, n], row i = query i over keys 0 … n−1
 
-import { isKeyMasked } from '../../lib/attention-rules.mjs';
+import { isKeyMasked } from '../../dist/index.mjs';
 import { topTokens } from './model/sampling.js';
 
 // The poem model is a decoder: a token sees itself and the tokens before it, no window.

@@ -5,7 +5,7 @@
 import { MESSAGE, UNAVAILABLE, thrownData, transferList } from '../shared/worker-protocol.js';
 import { fetchModelFiles } from './model/files.js';
 
-// The runtime (web/model/) is imported when a model is asked for, so the textbook's engine
+// The runtime (poem/model/) is imported when a model is asked for, so the textbook's engine
 // starts even where the runtime cannot load.
 const RUNTIME_URL = './model/index.js';
 

@@ -3,7 +3,7 @@
 // the pthreads build; its pool workers are nested workers of this one, and the blocking
 // waits of its threads happen here, never on the page's thread.
 // It answers the textbook's requests itself and hands the trained poem model's (model-*) to
-// poem-worker.js; the messages are worker-protocol.js's.
+// poem/worker.js; the messages are worker-protocol.js's.
 import { MESSAGE, UNAVAILABLE, isModelMessage, thrownData, transferList } from './worker-protocol.js';
 import { handleModelMessage } from '../poem/worker.js';
 

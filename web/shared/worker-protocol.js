@@ -1,4 +1,4 @@
-// The engine worker's protocol, for both of its sides (engine-worker.js and poem-worker.js in the
+// The engine worker's protocol, for both of its sides (engine-worker.js and poem/worker.js in the
 // worker, engine.js on the page): the message types, the transfer list of a reply, and errors as
 // they cross the boundary. Imports nothing, so either side can load it.
 //
@@ -14,7 +14,7 @@
 // The calls of a group run in order and stop at the group's first error, which empties the
 // whole group; groups are independent. engineMs is the time inside the engine calls only.
 //
-// The trained poem model (poem-worker.js), page → worker, then worker → page:
+// The trained poem model (poem/worker.js), page → worker, then worker → page:
 //   { type: 'model-load', url }                         url: the model's folder (ends in /)
 //     → { type: 'model-ready', config, vocab }          config: loadModel's model.config
 //     | { type: 'model-missing', url, status }          a file of the folder is not there (e.g. HTTP 404)
@@ -62,7 +62,7 @@ export const MESSAGE = Object.freeze({
   modelSteps: 'model-steps',
 });
 
-/** Whether a message type is the poem model's (poem-worker.js answers those). */
+/** Whether a message type is the poem model's (poem/worker.js answers those). */
 export const isModelMessage = (type) => typeof type === 'string' && type.startsWith('model-');
 
 /** The ArrayBuffers behind every typed array in a reply (each once), to transfer them. */
