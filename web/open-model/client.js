@@ -1,9 +1,12 @@
-// The page's side of the "Open a model" worker (worker.js): starts it, and turns its
-// messages (protocol.js) into promises and callbacks. Nothing here computes or reads
+// The page's side of a model worker (worker.js; "Open a model" and the poem tab start one each):
+// starts it, and turns its messages (protocol.js) into promises and callbacks. Nothing here computes or reads
 // a checkpoint's bytes: Files are posted as they are (handles), and the worker reads them.
 import { reviveError } from '../shared/worker-protocol.js';
 import { OPEN } from './protocol.js';
 import { startWorkerClient } from '../shared/worker-client.js';
+
+// The messages after which a run sends nothing more.
+const RUN_ENDS = new Set([OPEN.done, OPEN.encoded, OPEN.pacedDone, OPEN.runFailed]);
 
 /** The client's methods over the worker's link (see startOpenModelWorker). */
 function clientOf(st, worker) {
@@ -24,12 +27,32 @@ function clientOf(st, worker) {
     run(request, onEvent) {
       const id = st.nextId++;
       st.runs.clear(); // only the newest run is followed
+      if (worker.broken) {
+        // Told after it returns, as a live worker's events are: the caller has its id by then.
+        const error = worker.broken;
+        queueMicrotask(() => onEvent({ type: OPEN.runFailed, id, error }));
+        return id;
+      }
       st.runs.set(id, onEvent);
       worker.post({ type: OPEN.run, id, ...request });
       return id;
     },
     stop(id) {
       worker.post({ type: OPEN.stop, id });
+    },
+    next(id) {
+      worker.post({ type: OPEN.next, id });
+    },
+    sampling(id, { temperature, topK }) {
+      worker.post({ type: OPEN.sampling, id, temperature, topK });
+    },
+    headSteps(request) {
+      if (worker.broken) return Promise.reject(worker.broken);
+      const id = st.nextId++;
+      return new Promise((resolve, reject) => {
+        st.steps.set(id, { resolve, reject });
+        worker.post({ type: OPEN.headSteps, id, ...request });
+      });
     },
     close() {
       if (worker.broken) return Promise.reject(worker.broken);
@@ -57,6 +80,7 @@ function onLoad(st, msg) {
     const error = reviveError(msg.error);
     error.cancelled = msg.cancelled;
     error.memory = msg.memory;
+    if (msg.missing) error.missing = msg.missing;
     waiter.reject(error);
   }
 }
@@ -65,12 +89,21 @@ function onRun(st, msg) {
   const onEvent = st.runs.get(msg.id);
   if (!onEvent) return;
   if (msg.type === OPEN.runFailed) msg.error = reviveError(msg.error);
-  if (msg.type === OPEN.done || msg.type === OPEN.encoded || msg.type === OPEN.runFailed) st.runs.delete(msg.id);
+  if (RUN_ENDS.has(msg.type)) st.runs.delete(msg.id);
   onEvent(msg);
 }
 
+function onSteps(st, msg) {
+  const waiter = st.steps.get(msg.id);
+  if (!waiter) return;
+  st.steps.delete(msg.id);
+  if (msg.error) waiter.reject(reviveError(msg.error));
+  else waiter.resolve(msg.steps);
+}
+
 function onMessage(st, msg) {
-  if (msg.type === OPEN.closed) {
+  if (msg.type === OPEN.headSteps) onSteps(st, msg);
+  else if (msg.type === OPEN.closed) {
     st.closes.get(msg.id)?.resolve(msg);
     st.closes.delete(msg.id);
   } else if (msg.type === OPEN.progress || msg.type === OPEN.loaded || msg.type === OPEN.loadFailed) onLoad(st, msg);
@@ -80,31 +113,43 @@ function onMessage(st, msg) {
 function onFail(st, error) {
   for (const { reject } of st.loads.values()) reject(error);
   st.loads.clear();
-  for (const onEvent of st.runs.values()) onEvent({ type: OPEN.runFailed, error });
+  for (const [id, onEvent] of st.runs) onEvent({ type: OPEN.runFailed, id, error });
   st.runs.clear();
   for (const { reject } of st.closes.values()) reject(error);
   st.closes.clear();
+  for (const { reject } of st.steps.values()) reject(error);
+  st.steps.clear();
 }
 
 /**
- * Starts the worker and its engine. Resolves to the client once the engine is loaded; rejects with
+ * Starts the worker and its engine (name: the worker's, what: how errors call it). Resolves to the client once the engine is loaded; rejects with
  * the reason it could not load.
  *   load({ files } | { url }, onProgress) → { id, done: Promise<loaded> }; done rejects with the
  *     worker's error (revived), its `cancelled` true when cancel(id) stopped it
- *   cancel(id); run(request, onEvent) → id, onEvent(msg) for each of its messages; stop(id);
+ *     (and, for a folder opened withSteps, its `missing` { url, status } when a file is not there)
+ *   cancel(id); run(request, onEvent) → id, onEvent(msg) for each of its messages (a worker that
+ *     broke: one run-failed); stop(id);
+ *   next(id), sampling(id, { temperature, topK }): a paced run's next token, its new sampling;
+ *   headSteps({ run, layer, head, query }) → Promise<steps> of the latest paced run;
  *   close() → Promise<{ memory }> once the worker has freed the model; terminate()
  */
-export function startOpenModelWorker({ threads = 'auto', url = new URL('./worker.js', import.meta.url) } = {}) {
+export function startOpenModelWorker({
+  threads = 'auto',
+  url = new URL('./worker.js', import.meta.url),
+  name = 'wasm-attention open-model',
+  what = 'the worker of "Open a model"',
+} = {}) {
   const st = {
     loads: new Map(), // id → { resolve, reject, onProgress }
     runs: new Map(), // id → onEvent
     closes: new Map(), // id → { resolve, reject }
+    steps: new Map(), // id → { resolve, reject } of headSteps
     nextId: 1,
   };
   return startWorkerClient({
     url,
-    name: 'wasm-attention open-model',
-    what: 'the worker of "Open a model"',
+    name,
+    what,
     threads,
     protocol: OPEN,
     onMessage: (msg) => onMessage(st, msg),

@@ -1,11 +1,11 @@
-// The runs of the model tab: a prompt (or a generation) asked of the worker, its messages folded
+// The runs of the model tab: a prompt (or a generation) asked of the model worker as a paced run, its messages folded
 // into the run as they arrive, the status line and the Generate/Stop buttons, and the sampling
 // changed while it runs. Works on poem.js's state through its context.
 import { POEM_LIMITS, generationRequest, poemProblems, readPoemSettings } from './settings.js';
 import { addPrompt, addToken, createPoemRun, finishRun, withTemperature } from './run.js';
 import { askSteps } from './head-steps-view.js';
 import { showErrors } from '../shared/status.js';
-import { MESSAGE } from '../shared/worker-protocol.js';
+import { OPEN } from '../open-model/protocol.js';
 import { resetChipStop } from './focus.js';
 
 const $ = (id) => document.getElementById(id);
@@ -55,16 +55,18 @@ function followRun(ctx, job) {
   const { config, vocab } = s.model;
   let run = null;
   return (msg) => {
-    if (msg.type === MESSAGE.modelPrompt) {
+    if (msg.type === OPEN.pacedPrompt) {
       const { numLayers: nLayers, numHeads: nHeads, numKvHeads: nKvHeads } = config;
       const { capacity, temperature } = job;
       run = addPrompt(createPoemRun({ id: job.id, nLayers, nHeads, nKvHeads, capacity, vocab, temperature }), msg);
-    } else if (msg.type === MESSAGE.modelToken) {
+    } else if (msg.type === OPEN.pacedToken) {
       run = addToken(run, msg);
       s.owed = job.id;
     } else {
-      const reason = msg.reason === 'stopped' && s.stopReason === 'edited' ? 'edited' : msg.reason;
-      run = run ? finishRun(run, msg.reason, msg.top, msg.logits) : null;
+      // paced-done, or run-failed (the model, or its worker, failed)
+      const ended = msg.type === OPEN.runFailed ? 'error' : msg.reason;
+      const reason = ended === 'stopped' && s.stopReason === 'edited' ? 'edited' : ended;
+      run = run ? finishRun(run, ended, msg.top, msg.logits) : null;
       s.generating = 0;
       s.mode = '';
       s.stopReason = '';
@@ -77,13 +79,13 @@ function followRun(ctx, job) {
     if (s.ui.followLatest) s.ui.query = run.n - 1;
     s.run = run;
     scheduleDraw();
-    if (msg.type === MESSAGE.modelPrompt || msg.type === MESSAGE.modelDone) askSteps(ctx);
+    if (msg.type !== OPEN.pacedToken) askSteps(ctx);
   };
 }
 
 /** The form refused: whatever ran stops, nothing is shown. */
-function refuse({ engine, s, scheduleDraw }) {
-  if (s.generating) engine.model.stop(s.generating);
+function refuse({ s, scheduleDraw }) {
+  if (s.generating) s.worker.stop(s.generating);
   s.generating = 0;
   s.run = null;
   setBusy(false);
@@ -93,7 +95,7 @@ function refuse({ engine, s, scheduleDraw }) {
 
 /** Runs the prompt (generating: and continues it), once the form's settings pass the page's checks. */
 function begin(ctx, generating) {
-  const { engine, s, test } = ctx;
+  const { s, test } = ctx;
   const settings = readPoemSettings($('poem-controls'));
   const { config, vocab } = s.model;
   const problems = poemProblems(settings, { vocab, maxLen: config.maxPositions }, { generating });
@@ -105,7 +107,7 @@ function begin(ctx, generating) {
   const request = generationRequest(settings, { generating });
   const capacity = Array.from(settings.text).length + 1 + request.maxNew;
   const job = { id: 0, generating, capacity, temperature: listedTemperature(settings) };
-  job.id = engine.model.generate(request, followRun(ctx, job));
+  job.id = s.worker.run({ ...request, paced: true }, followRun(ctx, job));
   s.generating = job.id;
   s.mode = generating ? 'generate' : 'prompt';
   s.stopReason = '';
@@ -121,7 +123,7 @@ function begin(ctx, generating) {
  * The sampling fields changed: the candidates are listed again at once at the new temperature,
  * and a running generation samples so from its next token on (the status says from which).
  */
-function samplingChanged({ engine, s, scheduleDraw }) {
+function samplingChanged({ s, scheduleDraw }) {
   const settings = readPoemSettings($('poem-controls'));
   const temperature = listedTemperature(settings);
   if (temperature === null || !s.model) return;
@@ -131,7 +133,7 @@ function samplingChanged({ engine, s, scheduleDraw }) {
   }
   const topKValid = Number.isInteger(settings.topK) && settings.topK >= 0 && settings.topK <= POEM_LIMITS.topK;
   if (s.generating && s.mode === 'generate' && (settings.greedy || topKValid)) {
-    engine.model.sampling(s.generating, {
+    s.worker.sampling(s.generating, {
       temperature: settings.greedy ? 0 : temperature,
       topK: settings.greedy ? 0 : settings.topK,
     });
@@ -143,17 +145,17 @@ function samplingChanged({ engine, s, scheduleDraw }) {
 
 /** The prompt was edited: a generation in flight stops (and says why) rather than vanish; else the prompt runs. */
 function promptEdited(ctx) {
-  const { engine, s } = ctx;
+  const { s } = ctx;
   if (s.generating && s.mode === 'generate') {
     s.stopReason = 'edited';
-    engine.model.stop(s.generating);
+    s.worker.stop(s.generating);
     return;
   }
   begin(ctx, false);
 }
 
 /**
- * @param {{ engine, s, test, scheduleDraw() }} ctx   poem.js's engine client, state, test hooks and drawing
+ * @param {{ s, test, scheduleDraw() }} ctx   poem.js's state (its worker runs), test hooks and drawing
  * @returns {{ begin(generating: boolean), askSteps(), samplingChanged(), promptEdited() }}
  */
 export function createGeneration(ctx) {

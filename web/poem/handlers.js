@@ -8,11 +8,11 @@ import { moveCell } from '../textbook/selection.js';
 const $ = (id) => document.getElementById(id);
 
 /**
- * @param {{ renderChips(), engine, s, view, scheduleDraw(), redrawMaps(), generation }} ctx
+ * @param {{ renderChips(), s, view, scheduleDraw(), redrawMaps(), generation }} ctx
  *   generation: generation.js's { begin(generating), askSteps(), samplingChanged(), promptEdited() }
  * @returns {object} the handlers bindPoemControls takes
  */
-export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redrawMaps, generation }) {
+export function poemHandlers({ renderChips, s, view, scheduleDraw, redrawMaps, generation }) {
   const { begin, askSteps, samplingChanged, promptEdited } = generation;
   function pickQuery(i) {
     s.ui = {
@@ -40,7 +40,7 @@ export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redra
       if (s.model) begin(true);
     },
     stop: () => {
-      if (s.generating) engine.model.stop(s.generating);
+      if (s.generating) s.worker.stop(s.generating);
     },
     hover(i) {
       if (i === s.ui.highlight) return;

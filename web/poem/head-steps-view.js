@@ -1,5 +1,5 @@
-// The four steps of the opened head for the query row on screen: asked of the worker for the run
-// on screen, drawn when they come back unless the run, head or row changed meanwhile.
+// The four steps of the opened head for the query row on screen: asked of the model worker for the
+// run on screen, drawn when they come back unless the run, head or row changed meanwhile.
 import { stepsOf } from './run.js';
 import { renderSteps } from '../shared/steps.js';
 import { el } from '../shared/dom.js';
@@ -7,9 +7,9 @@ import { el } from '../shared/dom.js';
 const $ = (id) => document.getElementById(id);
 
 /**
- * @param {{ engine, s, test }} ctx   the engine client, the tab's state and window.__poem
+ * @param {{ s, test }} ctx   the tab's state (its worker answers) and window.__poem
  */
-export function askSteps({ engine, s, test }) {
+export function askSteps({ s, test }) {
   const r = s.run;
   const open = s.ui.open;
   const box = $('head-steps');
@@ -17,7 +17,7 @@ export function askSteps({ engine, s, test }) {
   const query = Math.min(s.ui.query, r.n - 1);
   const ask = ++s.stepsAsked;
   const current = () => ask === s.stepsAsked && s.run?.id === r.id;
-  engine.model.steps({ run: r.id, layer: open.layer, head: open.head, query }).then(
+  s.worker.headSteps({ run: r.id, layer: open.layer, head: open.head, query }).then(
     (steps) => {
       if (!current()) return;
       renderSteps(box, stepsOf(s.run, open, query, steps));

@@ -2,8 +2,8 @@
 // model, generation.js runs prompts and generations, handlers.js turns controls.js's events into
 // state, drawing.js draws once a frame (model-view.js the maps, chips.js the tokens), extras.js
 // reads the named heads and the recited lines beside the model, tour.js tours those heads, and
-// test-hooks.js is window.__poem. The engine client comes from main.js (only main.js starts the
-// engine).
+// test-hooks.js is window.__poem. The model runs in a model worker of the tab's own
+// (open-model/client.js, started by loading.js); the textbook's engine is main.js's.
 import { DEFAULT_PROMPT } from './settings.js';
 import { matrixOf } from './run.js';
 import { createModelView } from './model-view.js';
@@ -21,17 +21,16 @@ import { renderChips } from './chips.js';
 const $ = (id) => document.getElementById(id);
 
 /** The tab's parts on one state: drawing, generation, handlers and the tour. */
-function wire(engine, s) {
+function wire(s) {
   const view = createModelView();
   let tour = null;
   const test = createTestHooks(s, () => tour.step());
-  const drawing = new PoemDrawing({ s, view, test, askNext: (id) => engine.model.next(id) });
+  const drawing = new PoemDrawing({ s, view, test, askNext: (id) => s.worker.next(id) });
   const scheduleDraw = () => drawing.schedule();
-  const generation = createGeneration({ engine, s, test, scheduleDraw });
+  const generation = createGeneration({ s, test, scheduleDraw });
   const redrawMaps = () => drawing.redrawMaps();
   const handlers = poemHandlers({
     renderChips: () => renderChips(s),
-    engine,
     s,
     view,
     scheduleDraw,
@@ -51,13 +50,13 @@ function wire(engine, s) {
 }
 
 /**
- * @param {{ model: object }} engine   engine.js's client (its model part is used)
- * @param {URL} modelUrl
+ * @param {URL} modelUrl   the poem model's folder
+ * @param {{ threads: number | 'auto' }} options   the threads of its worker's engine
  * @returns {{ start(): Promise<void>, show(visible: boolean), test: object }}
  */
-export function createPoemPage(engine, modelUrl) {
+export function createPoemPage(modelUrl, { threads = 'auto' } = {}) {
   const s = createPoemState();
-  const { test, scheduleDraw, generation, handlers, tour } = wire(engine, s);
+  const { test, scheduleDraw, generation, handlers, tour } = wire(s);
   return {
     test,
     /** The mode's panel was shown or hidden (its canvases are sized when visible). */
@@ -80,7 +79,7 @@ export function createPoemPage(engine, modelUrl) {
       $('poem-prompt').value ||= DEFAULT_PROMPT;
       handlers.decodingChanged();
       $('poem-status').textContent = 'Loading the poem model…';
-      s.model = await loadPoemModel(engine, modelUrl, test);
+      s.model = await loadPoemModel(s, modelUrl, test, { threads });
       if (!s.model) return;
       $('poem-export-section').hidden = false;
       generation.begin(false);

@@ -4,6 +4,7 @@
 /** A fresh state: no model yet, no run, nothing picked. */
 export function createPoemState() {
   return {
+    worker: null, // the model worker's client (open-model/client.js), once started
     model: null, // { config, vocab }
     run: null,
     generating: 0, // id of the generation in flight, 0 when none
