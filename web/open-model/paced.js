@@ -96,8 +96,14 @@ export function changeSampling(job, { id, temperature, topK }) {
   if (job && job.id === id && job.steps && !job.stopped) job.steps.setSampling({ temperature, topK });
 }
 
-/** The four steps of one head for one query, over the tokens of the last paced run (its id: run). */
-export async function headSteps({ id, run, layer, head, query }, post) {
+// The poem model is a decoder: a token sees itself and the tokens before it, no window.
+const CAUSAL = Object.freeze({ isCausal: true });
+
+/**
+ * The four steps of one head for one query, over the tokens of the last paced run (its id: run),
+ * with masked[j] for each key (pkg: the package's module, its isKeyMasked).
+ */
+export async function headSteps({ id, run, layer, head, query }, post, pkg) {
   const reply = { type: OPEN.headSteps, id, run, layer, head, query };
   if (!held || held.id !== run) {
     post({ ...reply, error: GONE });
@@ -108,6 +114,7 @@ export async function headSteps({ id, run, layer, head, query }, post) {
     const steps = Object.fromEntries(
       Object.entries(s).map(([k, v]) => [k, ArrayBuffer.isView(v) ? new Float32Array(v) : v]),
     );
+    steps.masked = Array.from(s.weights, (_, j) => pkg.isKeyMasked(CAUSAL, query, j));
     post({ ...reply, steps }, transferList(steps));
   } catch (e) {
     post({ ...reply, error: thrownData(e) });

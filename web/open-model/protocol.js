@@ -14,7 +14,8 @@
 //        model's: config.json, tokenizer.json, model.safetensors; its tensors kept for the steps)
 //     → { type: 'progress', id, file, loaded, total, memory }        as the bytes arrive
 //     → { type: 'loaded', id, config, dtype, hasTokenizer, files: [{ name, bytes }], memory, ms }
-//        withSteps: + vocab, each token's own text ('<s>' kept)
+//        withSteps: + vocab, each token's own text ('<s>' kept), and kvHeads, each query head's K/V
+//        head (the package's kvHeadOf)
 //     | { type: 'load-failed', id, error, cancelled, memory }
 //        withSteps: + missing: { url, status } when a file of the folder is not there (e.g. HTTP 404)
 //   { type: 'cancel', id }                           aborts load `id` (or stops run `id`)
@@ -48,6 +49,7 @@
 //        `run`'s tokens (only the latest run's session is kept)
 //     → { type: 'head-steps', id, run, layer, head, query, steps } | { …, error }
 //        steps: { q, keys, values, scores, scaledScores, weights, output, kvHead, scale } (head-steps.js)
+//        and masked: [keys] booleans, the keys the query may not see (the package's isKeyMasked)
 //   { type: 'stop', id }                             ends generation `id` after the token being computed
 //   { type: 'close', id }                            cancels a load in flight, stops a run and waits
 //        for its end, then disposes the model (its session went with the run)

@@ -131,6 +131,10 @@ async function openWithSteps(url) {
   return runtime.openPoemModel(pkg, attn, files);
 }
 
+/** Each query head's K/V head: the package's rule, so the page needs none of its own. */
+const kvHeadsOf = ({ numHeads, numKvHeads }) =>
+  Array.from({ length: numHeads }, (_, h) => pkg.kvHeadOf(h, numHeads, numKvHeads));
+
 /** The model and what it holds go (a paced run's session, the head steps' tensors). */
 function disposeModel(m, withSteps) {
   releaseRuns();
@@ -175,7 +179,7 @@ async function load(msg) {
       files: Array.from(sizes, ([name, bytes]) => ({ name, bytes })),
       memory: attn.memory(),
       ms: performance.now() - start,
-      ...(withSteps ? { vocab: Array.from(withSteps.vocab) } : {}),
+      ...(withSteps ? { vocab: Array.from(withSteps.vocab), kvHeads: kvHeadsOf(model.config) } : {}),
     });
   } catch (e) {
     post({
@@ -265,7 +269,7 @@ self.onmessage = async ({ data: msg }) => {
       changeRunSampling(msg);
       break;
     case OPEN.headSteps:
-      await headSteps(msg, post);
+      await headSteps(msg, post, pkg);
       break;
     case OPEN.close:
       await close(msg);

@@ -58,7 +58,11 @@ function followRun(ctx, job) {
     if (msg.type === OPEN.pacedPrompt) {
       const { numLayers: nLayers, numHeads: nHeads, numKvHeads: nKvHeads } = config;
       const { capacity, temperature } = job;
-      run = addPrompt(createPoemRun({ id: job.id, nLayers, nHeads, nKvHeads, capacity, vocab, temperature }), msg);
+      const { kvHeads } = s.model;
+      run = addPrompt(
+        createPoemRun({ id: job.id, nLayers, nHeads, nKvHeads, kvHeads, capacity, vocab, temperature }),
+        msg,
+      );
     } else if (msg.type === OPEN.pacedToken) {
       run = addToken(run, msg);
       s.owed = job.id;

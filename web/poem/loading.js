@@ -41,7 +41,7 @@ async function openInWorker(s, modelUrl, threads) {
 
 /**
  * Starts the tab's model worker (s.worker) and opens the model in the folder at modelUrl with its
- * head steps. Resolves to { config, vocab }, or to null when the tab has said why there is no model.
+ * head steps. Resolves to { config, vocab, kvHeads }, or to null when the tab has said why there is no model.
  * @param {object} s   the tab's state
  * @param {URL} modelUrl
  * @param {object} test   window.__poem (its state is set here)
@@ -68,5 +68,5 @@ export async function loadPoemModel(s, modelUrl, test, { threads }) {
   $('poem-model-facts').textContent = describeModel(loaded.config, loaded.vocab);
   test.state = 'ready';
   document.body.dataset.model = 'ready';
-  return { config: loaded.config, vocab: loaded.vocab };
+  return { config: loaded.config, vocab: loaded.vocab, kvHeads: loaded.kvHeads };
 }

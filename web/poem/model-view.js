@@ -12,7 +12,6 @@
 import { createHeadView, createHeatmap, createModelView as createGrid } from '../../viz/index.mjs';
 import { labelsOf, matrixOf } from './run.js';
 import { el } from '../shared/dom.js';
-import { kvHeadOf } from '../../dist/index.mjs';
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,7 +51,7 @@ function createLargeMap() {
 
 /** What the opened head's map shows, and how its keys and values are shared. */
 function headCaption(run, layer, head) {
-  const kvHead = kvHeadOf(head, run.nHeads, run.nKvHeads);
+  const kvHead = run.kvHeads[head]; // the model worker's kvHeadOf
   const others = run.nHeads / run.nKvHeads - 1;
   return (
     `Row i: where token i looks when layer ${layer + 1}'s head ${head + 1} computes it. This head shares its keys and values ` +

@@ -5,7 +5,7 @@
 export function createPoemState() {
   return {
     worker: null, // the model worker's client (open-model/client.js), once started
-    model: null, // { config, vocab }
+    model: null, // { config, vocab, kvHeads }
     run: null,
     generating: 0, // id of the generation in flight, 0 when none
     visible: true,
