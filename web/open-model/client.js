@@ -24,6 +24,23 @@ function clientOf(st, worker) {
     cancel(id) {
       worker.post({ type: OPEN.cancel, id });
     },
+    ...runMethods(st, worker),
+    close() {
+      if (worker.broken) return Promise.reject(worker.broken);
+      const id = st.nextId++;
+      st.runs.clear(); // what the closed model's run still sends is not wanted
+      return new Promise((resolve, reject) => {
+        st.closes.set(id, { resolve, reject });
+        worker.post({ type: OPEN.close, id });
+      });
+    },
+    terminate: worker.terminate,
+  };
+}
+
+/** A run's methods: run, stop, and for a paced run next, sampling and headSteps. */
+function runMethods(st, worker) {
+  return {
     run(request, onEvent) {
       const id = st.nextId++;
       st.runs.clear(); // only the newest run is followed
@@ -54,16 +71,6 @@ function clientOf(st, worker) {
         worker.post({ type: OPEN.headSteps, id, ...request });
       });
     },
-    close() {
-      if (worker.broken) return Promise.reject(worker.broken);
-      const id = st.nextId++;
-      st.runs.clear(); // what the closed model's run still sends is not wanted
-      return new Promise((resolve, reject) => {
-        st.closes.set(id, { resolve, reject });
-        worker.post({ type: OPEN.close, id });
-      });
-    },
-    terminate: worker.terminate,
   };
 }
 
