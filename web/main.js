@@ -1,6 +1,6 @@
-// Wiring of the demo page: starts the engine (in its worker) and hands its client to the two
-// tabs, the trained poem model (poem.js) and the textbook example (textbook.js), which hold
-// their own state. Nothing imports main.js.
+// Wiring of the demo page: starts the engine (in its worker) and hands its client to the
+// textbook example (textbook.js), then starts the trained poem model's tab (poem.js, which runs
+// its model in a model worker of its own); both hold their own state. Nothing imports main.js.
 //
 //   tabs.js      the two modes                   engine.js    the engine's worker, from the page
 //   poem.js      the trained model's tab         textbook.js  the textbook's tab
@@ -64,7 +64,7 @@ async function start() {
     document.body.dataset.state = 'no-engine';
     return;
   }
-  page.poem = createPoemPage(page.engine, MODEL_URL);
+  page.poem = createPoemPage(MODEL_URL, { threads: requestedThreads() });
   window.__poem = page.poem.test;
   page.poem.show(page.tab === 'model');
   page.poem.start();

@@ -81,17 +81,24 @@ test('web modules: no import cycles, nothing imports main.js, only main.js reach
       expect([file, banned, r.has(banned)]).toEqual([file, banned, false]);
     }
   }
-  // Both modes get the engine's client from main.js; the worker side is the worker's alone, and
-  // the protocol both sides share imports nothing.
+  // The textbook gets the engine's client from main.js, and the engine serves only the textbook;
+  // the poem tab runs its model in a model worker of its own, the one "Open a model" starts (its
+  // runner and the runner's paced extension are the worker's alone). Both protocols import nothing.
   expect(graph['main.js']).toEqual(
     expect.arrayContaining(['poem/poem.js', 'textbook/textbook.js', 'tabs.js', 'shared/engine.js']),
   );
-  expect(graph['shared/engine-worker.js']).toEqual(['shared/worker-protocol.js', 'poem/worker.js']);
-  expect(graph['poem/worker.js']).toEqual(['shared/worker-protocol.js', 'poem/model/files.js']);
+  expect(graph['shared/engine-worker.js']).toEqual(['shared/worker-protocol.js']);
   expect(graph['shared/worker-protocol.js']).toEqual([]);
+  expect(graph['open-model/protocol.js']).toEqual([]);
+  expect(graph['poem/loading.js']).toContain('open-model/client.js');
+  expect(graph['poem/worker.js']).toBeUndefined();
+  const workerSide = ['open-model/worker.js', 'open-model/runner.js', 'open-model/paced.js'];
   for (const file of Object.keys(graph)) {
     if (file !== 'shared/engine-worker.js')
-      expect([file, reachable(graph, file).has('poem/worker.js')]).toEqual([file, false]);
+      expect([file, reachable(graph, file).has('shared/engine-worker.js')]).toEqual([file, false]);
+    for (const inWorker of workerSide)
+      if (!workerSide.includes(file))
+        expect([file, inWorker, reachable(graph, file).has(inWorker)]).toEqual([file, inWorker, false]);
   }
 });
 
@@ -125,6 +132,12 @@ const MODULE_PATHS = {
   'poem-recited': 'poem/recited',
   'poem-tour': 'poem/tour',
   'poem-export': 'poem/export',
+  'poem-state': 'poem/state',
+  'poem-test-hooks': 'poem/test-hooks',
+  'poem-chips': 'poem/chips',
+  'poem-extras': 'poem/extras',
+  'poem-drawing': 'poem/drawing',
+  'poem-head-steps-view': 'poem/head-steps-view',
 };
 const NAMES = Object.keys(MODULE_PATHS);
 const inPage = (fn, arg) =>
@@ -189,6 +202,12 @@ test('each new module exports exactly its documented names', async () => {
     'poem-recited': ['readRecited', 'recitedSegments'],
     'poem-tour': ['createTour', 'strongestKey', 'tourStops'],
     'poem-export': ['attentionDocument', 'headCSV', 'saveAttentionJSON', 'saveHeadCSV'],
+    'poem-state': ['createPoemState'],
+    'poem-test-hooks': ['createTestHooks'],
+    'poem-chips': ['renderChips'],
+    'poem-extras': ['bindExports', 'loadExtras'],
+    'poem-drawing': ['PoemDrawing'],
+    'poem-head-steps-view': ['askSteps'],
   });
 });
 

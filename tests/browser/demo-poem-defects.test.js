@@ -1,4 +1,4 @@
-// The trained-model tab's defects of issue 20, each pinned by a Chromium test: an unfinished
+// The trained-model tab's defects once found, each pinned by a Chromium test: an unfinished
 // pinyin composition, the keyboard focus after Enter on a chip, a tap on a chip at 390 px, the
 // prompt edited while the model writes, and the live temperature.
 const { modelTabSession, runPoem } = require('./harness');

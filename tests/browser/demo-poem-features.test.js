@@ -1,4 +1,4 @@
-// The trained-model tab's additions of issue 20 in Chromium: head badges from heads.json, the
+// The trained-model tab's features in Chromium: head badges from heads.json, the
 // guided tour of the clearest heads (keyboard, skippable), "recited from the anthology", the
 // exports (JSON of every head, CSV of the opened one), axe-core at 1366×768 and 390 px.
 const fs = require('node:fs');

@@ -65,15 +65,7 @@ test('each module exports exactly its documented names', async () => {
     steps: ['formatNumber', 'renderSteps'],
     'export-files': ['buildExport', 'composePNG', 'download', 'downloadJSON', 'downloadPNG', 'toRows'],
     engine: ['startEngine'],
-    'worker-protocol': [
-      'MESSAGE',
-      'UNAVAILABLE',
-      'errorData',
-      'isModelMessage',
-      'reviveError',
-      'thrownData',
-      'transferList',
-    ],
+    'worker-protocol': ['MESSAGE', 'UNAVAILABLE', 'errorData', 'reviveError', 'thrownData', 'transferList'],
   });
 });
 

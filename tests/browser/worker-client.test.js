@@ -80,27 +80,23 @@ test('a worker that dies after ready: every waiting request fails with the reaso
       const settle = (p) => p.then(() => 'resolved', text);
 
       const engine = await m.engine.startEngine({ url: url() });
-      const generation = [];
-      const onEvent = (msg) =>
-        generation.push({ type: msg.type, id: msg.id, reason: msg.reason, error: text(msg.error) });
-      const generating = engine.model.generate({ prompt: 'x' }, onEvent);
-      const load = settle(engine.model.load('/nowhere/model.json'));
       const run = settle(engine.run([]));
-      const steps = settle(engine.model.steps({ run: 0, layer: 0, head: 0, query: 0 }));
-      const engineOut = { info: engine.info, note: engine.note, run: await run, steps: await steps };
-      engineOut.load = await load;
+      const engineOut = { info: engine.info, note: engine.note, run: await run };
       engineOut.later = await settle(engine.run([]));
-      engineOut.laterLoad = await settle(engine.model.load('/nowhere/model.json'));
-      const laterGenerating = engine.model.generate({ prompt: 'y' }, onEvent);
-      await new Promise((r) => setTimeout(r, 0));
-      Object.assign(engineOut, { generation, generating, laterGenerating });
 
+      // The model worker: a paced run (the poem tab's), a load and head steps waiting on it.
       const open = await m.open.startOpenModelWorker({ url: url() });
       const events = [];
-      open.run({ text: 'x' }, (msg) => events.push({ type: msg.type, error: text(msg.error) }));
-      const { done } = open.load({ url: '/nowhere/' });
-      const openOut = { info: open.info, note: open.note, load: await settle(done), events };
+      const onEvent = (msg) => events.push({ type: msg.type, id: msg.id, error: text(msg.error) });
+      const running = open.run({ text: 'x', paced: true }, onEvent);
+      const { done } = open.load({ url: '/nowhere/', withSteps: true });
+      const steps = settle(open.headSteps({ run: running, layer: 0, head: 0, query: 0 }));
+      const openOut = { info: open.info, note: open.note, load: await settle(done), steps: await steps };
       openOut.later = await settle(open.load({ url: '/nowhere/' }).done);
+      openOut.laterSteps = await settle(open.headSteps({ run: running, layer: 0, head: 0, query: 0 }));
+      const laterRunning = open.run({ text: 'y', paced: true }, onEvent);
+      await new Promise((r) => setTimeout(r, 0));
+      Object.assign(openOut, { events, running, laterRunning });
       open.terminate(); // already broken: the first reason stays
       openOut.afterTerminate = await settle(open.load({ url: '/nowhere/' }).done);
       return { engine: engineOut, open: openOut };
@@ -110,20 +106,20 @@ test('a worker that dies after ready: every waiting request fails with the reaso
   const died = (what, type) => new RegExp(`^Error: ${what} stopped: .*died at ${type}`);
   expect(r.engine.info).toEqual({ threads: 1 });
   expect(r.engine.note).toBe('stand-in');
-  // The first request posted (the generation) killed it: every waiter gets that one reason.
-  expect(r.engine.run).toMatch(died('the engine worker', 'model-generate'));
-  expect(r.engine.steps).toBe(r.engine.run);
-  expect(r.engine.load).toBe(r.engine.run);
+  // The first request posted killed it: every waiter gets that one reason, and so does what comes later.
+  expect(r.engine.run).toMatch(died('the engine worker', 'run'));
   expect(r.engine.later).toBe(r.engine.run);
-  expect(r.engine.laterLoad).toBe(r.engine.run);
-  expect(r.engine.generation).toEqual([
-    { type: 'model-done', id: r.engine.generating, reason: 'error', error: r.engine.run },
-    { type: 'model-done', id: r.engine.laterGenerating, reason: 'error', error: r.engine.run },
-  ]);
   expect(r.open.info).toEqual({ threads: 1 });
   expect(r.open.load).toMatch(died('the worker of "Open a model"', 'run'));
-  expect(r.open.events).toEqual([{ type: 'run-failed', error: r.open.load }]);
+  expect(r.open.steps).toBe(r.open.load);
   expect(r.open.later).toBe(r.open.load);
+  expect(r.open.laterSteps).toBe(r.open.load);
+  // The run waiting, and one asked after: each ends with run-failed and the reason (told after
+  // run() returned its id).
+  expect(r.open.events).toEqual([
+    { type: 'run-failed', id: r.open.running, error: r.open.load },
+    { type: 'run-failed', id: r.open.laterRunning, error: r.open.load },
+  ]);
   expect(r.open.afterTerminate).toBe(r.open.load);
 });
 

@@ -1,4 +1,4 @@
-// Runs the poem model (web/model over the package's loadModel, ES modules) under Node for
+// Runs the poem model (web/poem/model over the package's loadModel, ES modules) under Node for
 // tests/js/poem-model.test.js, which runs under Jest's CommonJS: `node tests/js/poem-model-run.mjs`
 // prints one JSON object of what the model computed, section by section ({ error } in a section that
 // threw), for the test to assert on.

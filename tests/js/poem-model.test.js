@@ -1,7 +1,7 @@
 'use strict';
-// The demo's poem model (web/model over the package's loadModel) against PyTorch:
+// The demo's poem model (web/poem/model over the package's loadModel) against PyTorch:
 // tests/fixtures/models/tang-poems.json holds what models/tang-poems/model.py computes in float64
-// from the shipped fp16 weights (written by make_fixture.py). web/model is ES modules and Jest runs
+// from the shipped fp16 weights (written by make_fixture.py). web/poem/model is ES modules and Jest runs
 // CommonJS here, so the model runs in a child `node tests/js/poem-model-run.mjs` that prints what it
 // computed; this file asserts on it. Nothing here depends on which weights are shipped: every
 // expectation comes from the fixture.

@@ -1,10 +1,12 @@
-// The worker's runs of an opened model (open-model-worker.js hands them here): a decoder's prompt
+// The worker's runs of an opened model (worker.js hands them here): a decoder's prompt
 // and continuation token by token through model.generate, or an encoder's forward, each with the
-// attention of every layer and head, posted as open-model-protocol.js says.
+// attention of every layer and head, posted as protocol.js says; a paced run (paced.js) for a
+// model opened with its head steps.
 import { thrownData, transferList } from '../shared/worker-protocol.js';
 import { OPEN } from './protocol.js';
+import { changeSampling, dropHeld, nextToken, pacedRun } from './paced.js';
 
-let running = null; // { id, stopped } of the generation in flight
+let running = null; // { id, stopped, resume? } of the generation in flight
 let ended = Promise.resolve(); // settles when the run in flight (if any) has returned
 
 /** A token's text as a label: decoded alone, special tokens kept; its id without a tokenizer. */
@@ -125,12 +127,20 @@ async function generate(ctx, msg, ids) {
   }
 }
 
+/** Stops a run after the token being computed (a paced one waiting for the page at once). */
+function stopJob(job) {
+  job.stopped = true;
+  job.resume?.();
+}
+
 /**
- * Runs a prompt (a 'run' message) on the model in `context`: { model, tokenized, attn, post }.
+ * Runs a prompt (a 'run' message) on the model in `context`: { model, tokenized, attn, post, poem,
+ * generate } (poem and generate: the model opened with its head steps, and its paced generator).
  * A newer run stops the one in flight.
  */
 export function runPrompt(context, msg) {
-  if (running) running.stopped = true;
+  if (running) stopJob(running);
+  dropHeld();
   const run = runOnce(context, msg);
   ended = run;
   return run;
@@ -140,6 +150,11 @@ async function runOnce(context, msg) {
   const { model, post } = context;
   try {
     if (!model) throw new Error('no model is loaded');
+    if (msg.paced) {
+      // the model's own encoding (the poem start first), its checks in its words
+      await paced(context, msg);
+      return;
+    }
     const ids = promptIds(model, msg);
     if (ids.length === 0) throw new RangeError('the prompt has no tokens');
     if (ids.length > model.config.maxPositions) {
@@ -162,7 +177,31 @@ export function runsEnded() {
   return ended;
 }
 
+/** A paced run, the one in flight while it lasts; its session stays for head steps (paced.js). */
+async function paced(context, msg) {
+  const job = { id: msg.id, stopped: false };
+  running = job;
+  try {
+    await pacedRun(context, msg, job);
+  } finally {
+    if (running === job) running = null;
+  }
+}
+
 /** Ends generation `id` after the token being computed (every one, without an id). */
 export function stopRun(id) {
-  if (running && (id === undefined || running.id === id)) running.stopped = true;
+  if (running && (id === undefined || running.id === id)) stopJob(running);
 }
+
+/** The paced run `id` may compute its next token: the page drew the last one. */
+export function nextRunToken(id) {
+  nextToken(running, id);
+}
+
+/** The paced run `id` samples so from its next token on. */
+export function changeRunSampling(msg) {
+  changeSampling(running, msg);
+}
+
+/** Frees what a finished paced run kept for head steps (before its model goes). */
+export const releaseRuns = dropHeld;

@@ -1,19 +1,28 @@
-// "Open a model" in its own module Web Worker, with its own engine: reads the checkpoint the user
-// gave (Files, read here so their bytes are copied once, or a URL through loadModel), loads it
-// with the package's loadModel, and runs a prompt: a decoder's continuation token by token, or a
-// bert's encoding, each with the attention of every layer and head. The page's thread only posts
-// requests and draws what comes back. Messages: open-model-protocol.js; the runs: open-model-runner.js.
+// The page's model worker, one per model on screen ("Open a model", and the poem tab's), with its
+// own engine: reads the checkpoint (Files, read here so their bytes are copied once, or a URL
+// through loadModel; a folder opened with its head steps through the poem runtime), loads it with
+// the package's loadModel, and runs a prompt: a decoder's continuation token by token, or a bert's
+// encoding, each with the attention of every layer and head, or a paced run with the four steps of
+// a head. The page's thread only posts requests and draws what comes back. Messages: protocol.js;
+// the runs: runner.js and paced.js.
 import { thrownData } from '../shared/worker-protocol.js';
 import { OPEN } from './protocol.js';
-import { runPrompt, runsEnded, stopRun } from './runner.js';
+import { changeRunSampling, nextRunToken, releaseRuns, runPrompt, runsEnded, stopRun } from './runner.js';
+import { headSteps } from './paced.js';
+import { fetchModelFiles } from '../poem/model/files.js';
 
 const ENGINE_URL = '../../dist/index.mjs';
+// The runtime that keeps what head steps need (poem/model/), imported only when a model is opened
+// with them, so "Open a model" never loads it.
+const RUNTIME_URL = '../poem/model/index.js';
 // How often reading progress is posted: often enough to move a bar, rarely enough not to flood.
 const PROGRESS_MS = 80;
 
 let pkg = null;
 let attn = null;
 let model = null;
+let opened = null; // the model opened with its head steps (openPoemModel's), or null
+let runtime = null; // the module at RUNTIME_URL, once imported
 let tokenized = false; // whether the model has a tokenizer (encode and decode work)
 let loading = null; // { id, controller } of the load in flight
 
@@ -107,6 +116,32 @@ async function readFiles({ config, tokenizer, weights }, signal, progress) {
   return { config, weights: tensors, tokenizer: tokenizerJson };
 }
 
+/** An Error saying which file of the folder did not come: { url, status } as `missing`. */
+function missingError(missing) {
+  const e = new Error(`${missing.url} answered ${missing.status ? `HTTP ${missing.status}` : 'nothing'}`);
+  e.missing = missing;
+  return e;
+}
+
+/** The folder at `url` opened with its head steps: config.json, tokenizer.json, model.safetensors. */
+async function openWithSteps(url) {
+  const files = await fetchModelFiles(url);
+  if (files.missing) throw missingError(files.missing);
+  runtime ??= await import(RUNTIME_URL);
+  return runtime.openPoemModel(pkg, attn, files);
+}
+
+/** Each query head's K/V head: the package's rule, so the page needs none of its own. */
+const kvHeadsOf = ({ numHeads, numKvHeads }) =>
+  Array.from({ length: numHeads }, (_, h) => pkg.kvHeadOf(h, numHeads, numKvHeads));
+
+/** The model and what it holds go (a paced run's session, the head steps' tensors). */
+function disposeModel(m, withSteps) {
+  releaseRuns();
+  if (withSteps) withSteps.dispose();
+  else m?.dispose();
+}
+
 async function load(msg) {
   loading?.controller.abort();
   const controller = new AbortController();
@@ -115,35 +150,25 @@ async function load(msg) {
   // The open model goes, but only once a generation still using it has returned (as close waits).
   stopRun();
   const previous = model;
+  const previousOpened = opened;
   model = null;
+  opened = null;
   await runsEnded();
-  previous?.dispose();
+  if (previous) disposeModel(previous, previousOpened);
   const progress = progressPoster(msg.id);
   const sizes = new Map();
   const start = performance.now();
   try {
     // a close or a newer load that came while the run ended cancels this one before it begins
     if (controller.signal.aborted) throw new Error('cancelled');
-    let source;
-    if (msg.url) {
-      source = msg.url;
-    } else {
-      source = await readFiles(msg.files, controller.signal, progress);
-      for (const f of [msg.files.tokenizer, ...msg.files.weights]) if (f) sizes.set(f.name, f.size);
-    }
-    const loaded = await pkg.loadModel(attn, source, {
-      dtype: msg.dtype ?? 'f32',
-      signal: controller.signal,
-      onProgress: (p) => {
-        sizes.set(p.file, p.loaded);
-        progress(p);
-      },
-    });
+    const withSteps = msg.withSteps ? await openWithSteps(msg.url) : null;
+    const loaded = withSteps ? withSteps.model : await loadSource(msg, controller.signal, progress, sizes);
     if (loading !== job) {
-      loaded.dispose();
+      (withSteps ?? loaded).dispose(); // never run: no paced run of it holds a session
       return;
     }
     model = loaded;
+    opened = withSteps;
     tokenized = hasTokenizer(model);
     post({
       type: OPEN.loaded,
@@ -154,6 +179,7 @@ async function load(msg) {
       files: Array.from(sizes, ([name, bytes]) => ({ name, bytes })),
       memory: attn.memory(),
       ms: performance.now() - start,
+      ...(withSteps ? { vocab: Array.from(withSteps.vocab), kvHeads: kvHeadsOf(model.config) } : {}),
     });
   } catch (e) {
     post({
@@ -162,10 +188,30 @@ async function load(msg) {
       error: thrownData(e),
       cancelled: controller.signal.aborted,
       memory: attn.memory(),
+      ...(e?.missing ? { missing: e.missing } : {}),
     });
   } finally {
     if (loading === job) loading = null;
   }
+}
+
+/** The checkpoint of a load message (its Files, or its URL) through loadModel; sizes gets each file's bytes. */
+async function loadSource(msg, signal, progress, sizes) {
+  let source;
+  if (msg.url) {
+    source = msg.url;
+  } else {
+    source = await readFiles(msg.files, signal, progress);
+    for (const f of [msg.files.tokenizer, ...msg.files.weights]) if (f) sizes.set(f.name, f.size);
+  }
+  return pkg.loadModel(attn, source, {
+    dtype: msg.dtype ?? 'f32',
+    signal,
+    onProgress: (p) => {
+      sizes.set(p.file, p.loaded);
+      progress(p);
+    },
+  });
 }
 
 /** Frees the model: a load in flight disposes what it gets (it is no longer `loading`). */
@@ -177,8 +223,9 @@ async function close(msg) {
   await runsEnded();
   // a load that began meanwhile has disposed this model itself, and the new one is not ours to close
   if (model === closing) {
-    model?.dispose();
+    if (model) disposeModel(model, opened);
     model = null;
+    opened = null;
     tokenized = false;
   }
   post({ type: OPEN.closed, id: msg.id, memory: attn ? attn.memory() : null });
@@ -210,10 +257,19 @@ self.onmessage = async ({ data: msg }) => {
       if (loading?.id === msg.id) loading.controller.abort();
       break;
     case OPEN.run:
-      await runPrompt({ model, tokenized, attn, post }, msg);
+      await runPrompt({ model, tokenized, attn, post, poem: opened, generate: runtime?.generate }, msg);
       break;
     case OPEN.stop:
       stopRun(msg.id);
+      break;
+    case OPEN.next:
+      nextRunToken(msg.id);
+      break;
+    case OPEN.sampling:
+      changeRunSampling(msg);
+      break;
+    case OPEN.headSteps:
+      await headSteps(msg, post, pkg);
       break;
     case OPEN.close:
       await close(msg);

@@ -3,6 +3,8 @@
 // of the engine or of how anything is drawn.
 import { bindChipKeys } from './focus.js';
 
+const $ = (id) => document.getElementById(id);
+
 const PROMPT_DEBOUNCE_MS = 300;
 const CURSOR_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'Enter', ' '];
 
@@ -29,9 +31,16 @@ function cellUnder(layout, x, y) {
  * @param {(canvas) => object|null} h.mapOf       → { kind, layout } of a model map
  * @param {(key: string) => void} h.key          a key on the focused large map
  * @param {(focused: boolean) => void} h.focusLarge
+ * @param {() => void} h.samplingChanged        the temperature or top-k was edited (live)
  */
 export function bindPoemControls(h) {
-  const $ = (id) => document.getElementById(id);
+  bindForm(h);
+  bindChips(h);
+  bindMaps(h);
+}
+
+/** The prompt (debounced, and not while an input method composes), the decoding fields and the buttons. */
+function bindForm(h) {
   let timer = 0;
   // An input method (pinyin …) composes a character from Latin letters: until compositionend the
   // prompt holds those letters, which are not the prompt the user means.
@@ -72,7 +81,10 @@ export function bindPoemControls(h) {
   });
   $('poem-generate').addEventListener('click', () => h.generate());
   $('poem-stop').addEventListener('click', () => h.stop());
+}
 
+/** The token chips: pointing, touching or focusing one brings its row forward; a click picks it. */
+function bindChips(h) {
   const chips = $('poem-tokens');
   bindChipKeys(chips);
   const chipIndex = (e) => {
@@ -91,7 +103,10 @@ export function bindPoemControls(h) {
     const i = chipIndex(e);
     if (i >= 0) h.pickToken(i);
   });
+}
 
+/** The thumbnails and the large map: pointing brings a row forward, a click opens a head or picks a row. */
+function bindMaps(h) {
   const hit = (e) => {
     const canvas = e.target;
     const meta = canvas instanceof HTMLCanvasElement ? h.mapOf(canvas) : null;

@@ -3,7 +3,6 @@
 // CSV table (token labels on both axes), for a spreadsheet or a plotting script.
 import { matrixOf, tokenLabel } from './run.js';
 import { toRows, download } from '../shared/export-files.js';
-import { kvHeadOf } from '../../lib/attention/attention-rules.mjs';
 
 /**
  * The JSON document: attention[layer][head] = [query][key] weights (causal: 0 right of the diagonal),
@@ -21,7 +20,7 @@ export function attentionDocument(run, { config, settings }) {
     tokens: run.texts.slice(0, n),
     ids: run.ids.slice(0, n),
     promptLength: run.promptLength,
-    kvHeads: Array.from({ length: run.nHeads }, (_, h) => kvHeadOf(h, run.nHeads, run.nKvHeads)),
+    kvHeads: [...run.kvHeads], // each query head's K/V head, as the model worker computed them
     attention: Array.from({ length: run.nLayers }, (_, l) =>
       Array.from({ length: run.nHeads }, (_, h) => toRows(matrixOf(run, l, h), n, n)),
     ),

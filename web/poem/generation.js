@@ -1,12 +1,11 @@
-// The runs of the model tab: a prompt (or a generation) asked of the worker, its messages folded
-// into the run as they arrive, the status line and the Generate/Stop buttons; and the four steps
-// of the opened head, asked for the run on screen. Works on poem.js's state through its context.
+// The runs of the model tab: a prompt (or a generation) asked of the model worker as a paced run, its messages folded
+// into the run as they arrive, the status line and the Generate/Stop buttons, and the sampling
+// changed while it runs. Works on poem.js's state through its context.
 import { POEM_LIMITS, generationRequest, poemProblems, readPoemSettings } from './settings.js';
-import { addPrompt, addToken, createPoemRun, finishRun, stepsOf, withTemperature } from './run.js';
-import { renderSteps } from '../shared/steps.js';
+import { addPrompt, addToken, createPoemRun, finishRun, withTemperature } from './run.js';
+import { askSteps } from './head-steps-view.js';
 import { showErrors } from '../shared/status.js';
-import { el } from '../shared/dom.js';
-import { MESSAGE } from '../shared/worker-protocol.js';
+import { OPEN } from '../open-model/protocol.js';
 import { resetChipStop } from './focus.js';
 
 const $ = (id) => document.getElementById(id);
@@ -50,134 +49,124 @@ function setBusy(busy) {
   $('poem-generate').textContent = busy ? 'Restart' : 'Generate';
 }
 
-/**
- * @param {{ engine, s, test, scheduleDraw() }} ctx   poem.js's engine client, state, test hooks and drawing
- * @returns {{ begin(generating: boolean), askSteps() }}
- */
-export function createGeneration({ engine, s, test, scheduleDraw }) {
-  function askSteps() {
-    const r = s.run;
-    const open = s.ui.open;
-    const box = $('head-steps');
-    if (!r || !open || !s.visible || r.n === 0) return;
-    const query = Math.min(s.ui.query, r.n - 1);
-    const ask = ++s.stepsAsked;
-    engine.model.steps({ run: r.id, layer: open.layer, head: open.head, query }).then(
-      (steps) => {
-        if (ask !== s.stepsAsked || s.run?.id !== r.id) return;
-        renderSteps(box, stepsOf(s.run, open, query, steps));
-        test.stepsShown = { layer: open.layer, head: open.head, query };
-      },
-      (e) => {
-        if (ask !== s.stepsAsked || s.run?.id !== r.id) return;
-        box.replaceChildren(
-          el('p', { class: 'error inline', text: `The four steps could not be computed — ${e.name}: ${e.message}` }),
-        );
-      },
-    );
-  }
+/** The run's messages folded into it as they arrive; the status and buttons when it ends. */
+function followRun(ctx, job) {
+  const { s, test, scheduleDraw } = ctx;
+  const { config, vocab } = s.model;
+  let run = null;
+  return (msg) => {
+    if (msg.type === OPEN.pacedPrompt) {
+      const { numLayers: nLayers, numHeads: nHeads, numKvHeads: nKvHeads } = config;
+      const { capacity, temperature } = job;
+      const { kvHeads } = s.model;
+      run = addPrompt(
+        createPoemRun({ id: job.id, nLayers, nHeads, nKvHeads, kvHeads, capacity, vocab, temperature }),
+        msg,
+      );
+    } else if (msg.type === OPEN.pacedToken) {
+      run = addToken(run, msg);
+      s.owed = job.id;
+    } else {
+      // paced-done, or run-failed (the model, or its worker, failed)
+      const ended = msg.type === OPEN.runFailed ? 'error' : msg.reason;
+      const reason = ended === 'stopped' && s.stopReason === 'edited' ? 'edited' : ended;
+      run = run ? finishRun(run, ended, msg.top, msg.logits) : null;
+      s.generating = 0;
+      s.mode = '';
+      s.stopReason = '';
+      test.done = reason;
+      setBusy(false);
+      if (msg.error) showErrors($('poem-error'), [`The model failed — ${msg.error.name}: ${msg.error.message}`]);
+      setStatus(run && job.generating ? doneText(run, reason) : '');
+    }
+    if (!run) return;
+    if (s.ui.followLatest) s.ui.query = run.n - 1;
+    s.run = run;
+    scheduleDraw();
+    if (msg.type !== OPEN.pacedToken) askSteps(ctx);
+  };
+}
 
-  /** The form refused: whatever ran stops, nothing is shown. */
-  function refuse() {
-    if (s.generating) engine.model.stop(s.generating);
-    s.generating = 0;
-    s.run = null;
-    setBusy(false);
-    setStatus('');
+/** The form refused: whatever ran stops, nothing is shown. */
+function refuse({ s, scheduleDraw }) {
+  if (s.generating) s.worker.stop(s.generating);
+  s.generating = 0;
+  s.run = null;
+  setBusy(false);
+  setStatus('');
+  scheduleDraw();
+}
+
+/** Runs the prompt (generating: and continues it), once the form's settings pass the page's checks. */
+function begin(ctx, generating) {
+  const { s, test } = ctx;
+  const settings = readPoemSettings($('poem-controls'));
+  const { config, vocab } = s.model;
+  const problems = poemProblems(settings, { vocab, maxLen: config.maxPositions }, { generating });
+  showErrors($('poem-error'), problems);
+  if (problems.length) {
+    refuse(ctx);
+    return;
+  }
+  const request = generationRequest(settings, { generating });
+  const capacity = Array.from(settings.text).length + 1 + request.maxNew;
+  const job = { id: 0, generating, capacity, temperature: listedTemperature(settings) };
+  job.id = s.worker.run({ ...request, paced: true }, followRun(ctx, job));
+  s.generating = job.id;
+  s.mode = generating ? 'generate' : 'prompt';
+  s.stopReason = '';
+  s.picked = -1;
+  resetChipStop();
+  test.tokenCounts = [];
+  test.done = null;
+  setBusy(generating); // a prompt alone is one message: nothing to stop
+  setStatus(generating ? 'Generating…' : '');
+}
+
+/**
+ * The sampling fields changed: the candidates are listed again at once at the new temperature,
+ * and a running generation samples so from its next token on (the status says from which).
+ */
+function samplingChanged({ s, scheduleDraw }) {
+  const settings = readPoemSettings($('poem-controls'));
+  const temperature = listedTemperature(settings);
+  if (temperature === null || !s.model) return;
+  if (s.run) {
+    s.run = withTemperature(s.run, temperature, s.model.vocab, POEM_LIMITS.topShown);
     scheduleDraw();
   }
-
-  function begin(generating) {
-    const settings = readPoemSettings($('poem-controls'));
-    const { config, vocab } = s.model;
-    const problems = poemProblems(settings, { vocab, maxLen: config.maxPositions }, { generating });
-    showErrors($('poem-error'), problems);
-    if (problems.length) {
-      refuse();
-      return;
-    }
-    const request = generationRequest(settings, { generating });
-    const capacity = Array.from(settings.text).length + 1 + request.maxNew;
-    const temperature = listedTemperature(settings);
-    let run = null;
-    const id = engine.model.generate(request, (msg) => {
-      if (msg.type === MESSAGE.modelPrompt) {
-        run = addPrompt(
-          createPoemRun({
-            id,
-            nLayers: config.numLayers,
-            nHeads: config.numHeads,
-            nKvHeads: config.numKvHeads,
-            capacity,
-            vocab,
-            temperature,
-          }),
-          msg,
-        );
-      } else if (msg.type === MESSAGE.modelToken) {
-        run = addToken(run, msg);
-        s.owed = id;
-      } else {
-        const reason = msg.reason === 'stopped' && s.stopReason === 'edited' ? 'edited' : msg.reason;
-        run = run ? finishRun(run, msg.reason, msg.top, msg.logits) : null;
-        s.generating = 0;
-        s.mode = '';
-        s.stopReason = '';
-        test.done = reason;
-        setBusy(false);
-        if (msg.error) showErrors($('poem-error'), [`The model failed — ${msg.error.name}: ${msg.error.message}`]);
-        setStatus(run && generating ? doneText(run, reason) : '');
-      }
-      if (!run) return;
-      if (s.ui.followLatest) s.ui.query = run.n - 1;
-      s.run = run;
-      scheduleDraw();
-      if (msg.type === MESSAGE.modelPrompt || msg.type === MESSAGE.modelDone) askSteps();
+  const topKValid = Number.isInteger(settings.topK) && settings.topK >= 0 && settings.topK <= POEM_LIMITS.topK;
+  if (s.generating && s.mode === 'generate' && (settings.greedy || topKValid)) {
+    s.worker.sampling(s.generating, {
+      temperature: settings.greedy ? 0 : temperature,
+      topK: settings.greedy ? 0 : settings.topK,
     });
-    s.generating = id;
-    s.mode = generating ? 'generate' : 'prompt';
-    s.stopReason = '';
-    s.picked = -1;
-    resetChipStop();
-    test.tokenCounts = [];
-    test.done = null;
-    setBusy(generating); // a prompt alone is one message: nothing to stop
-    setStatus(generating ? 'Generating…' : '');
+    setStatus(
+      `Generating… ${settings.greedy ? 'greedy' : `temperature ${temperature}, top-k ${settings.topK || 'all'}`} from the next character on.`,
+    );
   }
+}
 
-  /**
-   * The sampling fields changed: the candidates are listed again at once at the new temperature,
-   * and a running generation samples so from its next token on (the status says from which).
-   */
-  function samplingChanged() {
-    const settings = readPoemSettings($('poem-controls'));
-    const temperature = listedTemperature(settings);
-    if (temperature === null || !s.model) return;
-    if (s.run) {
-      s.run = withTemperature(s.run, temperature, s.model.vocab, POEM_LIMITS.topShown);
-      scheduleDraw();
-    }
-    const topKValid = Number.isInteger(settings.topK) && settings.topK >= 0 && settings.topK <= POEM_LIMITS.topK;
-    if (s.generating && s.mode === 'generate' && (settings.greedy || topKValid)) {
-      engine.model.sampling(s.generating, {
-        temperature: settings.greedy ? 0 : temperature,
-        topK: settings.greedy ? 0 : settings.topK,
-      });
-      setStatus(
-        `Generating… ${settings.greedy ? 'greedy' : `temperature ${temperature}, top-k ${settings.topK || 'all'}`} from the next character on.`,
-      );
-    }
+/** The prompt was edited: a generation in flight stops (and says why) rather than vanish; else the prompt runs. */
+function promptEdited(ctx) {
+  const { s } = ctx;
+  if (s.generating && s.mode === 'generate') {
+    s.stopReason = 'edited';
+    s.worker.stop(s.generating);
+    return;
   }
+  begin(ctx, false);
+}
 
-  /** The prompt was edited: a generation in flight stops (and says why) rather than vanish; else the prompt runs. */
-  function promptEdited() {
-    if (s.generating && s.mode === 'generate') {
-      s.stopReason = 'edited';
-      engine.model.stop(s.generating);
-      return;
-    }
-    begin(false);
-  }
-
-  return { begin, askSteps, samplingChanged, promptEdited };
+/**
+ * @param {{ s, test, scheduleDraw() }} ctx   poem.js's state (its worker runs), test hooks and drawing
+ * @returns {{ begin(generating: boolean), askSteps(), samplingChanged(), promptEdited() }}
+ */
+export function createGeneration(ctx) {
+  return {
+    begin: (generating) => begin(ctx, generating),
+    askSteps: () => askSteps(ctx),
+    samplingChanged: () => samplingChanged(ctx),
+    promptEdited: () => promptEdited(ctx),
+  };
 }

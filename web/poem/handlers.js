@@ -1,31 +1,16 @@
 // The model tab's events as changes of its state: the prompt and decoding fields, hover, a picked
 // token or query row, the opened head, and the large map's keyboard cursor (the map reads its cell
-// out itself, in its own live line). poem-controls.js calls these; poem.js holds the state they change.
+// out itself, in its own live line). controls.js calls these; poem.js holds the state they change.
 import { readPoemSettings } from './settings.js';
 import { renderTopTokens } from './view.js';
 import { moveCell } from '../textbook/selection.js';
 
 const $ = (id) => document.getElementById(id);
 
-/**
- * @param {{ renderChips(), engine, s, view, scheduleDraw(), redrawMaps(), generation }} ctx
- *   generation: poem-generation.js's { begin(generating), askSteps(), samplingChanged(), promptEdited() }
- * @returns {object} the handlers bindPoemControls takes
- */
-export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redrawMaps, generation }) {
-  const { begin, askSteps, samplingChanged, promptEdited } = generation;
-  function pickQuery(i) {
-    s.ui = {
-      ...s.ui,
-      query: i,
-      followLatest: s.run ? i === s.run.n - 1 : true,
-      cursor: s.ui.cursor && { ...s.ui.cursor, i },
-    };
-    redrawMaps();
-    askSteps();
-  }
-
-  const handlers = {
+/** The form's handlers: the prompt, the decoding and sampling fields, Generate and Stop. */
+function formHandlers({ s, generation }) {
+  const { begin, samplingChanged, promptEdited } = generation;
+  return {
     promptChanged: () => {
       if (s.model) promptEdited();
     },
@@ -40,8 +25,52 @@ export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redra
       if (s.model) begin(true);
     },
     stop: () => {
-      if (s.generating) engine.model.stop(s.generating);
+      if (s.generating) s.worker.stop(s.generating);
     },
+  };
+}
+
+/** The large map's keyboard: its cursor follows the keys, Enter or Space picks its row. */
+function cursorHandlers({ s, redrawMaps }, pickQuery) {
+  return {
+    key(key) {
+      if (!s.run) return;
+      const cursor = s.ui.cursor ?? { i: s.ui.query, j: 0 };
+      if (key === 'Enter' || key === ' ') {
+        pickQuery(cursor.i);
+      } else {
+        s.ui = { ...s.ui, cursor: moveCell(cursor, key, s.run.n) ?? cursor };
+        redrawMaps();
+      }
+    },
+    focusLarge(focused) {
+      s.ui = { ...s.ui, cursor: focused ? { i: Math.min(s.ui.query, (s.run?.n ?? 1) - 1), j: 0 } : null };
+      redrawMaps();
+    },
+  };
+}
+
+/**
+ * @param {{ renderChips(), s, view, scheduleDraw(), redrawMaps(), generation }} ctx
+ *   generation: generation.js's { begin(generating), askSteps(), samplingChanged(), promptEdited() }
+ * @returns {object} the handlers bindPoemControls takes
+ */
+export function poemHandlers(ctx) {
+  const { renderChips, s, view, scheduleDraw, redrawMaps, generation } = ctx;
+  const { askSteps } = generation;
+  function pickQuery(i) {
+    s.ui = {
+      ...s.ui,
+      query: i,
+      followLatest: s.run ? i === s.run.n - 1 : true,
+      cursor: s.ui.cursor && { ...s.ui.cursor, i },
+    };
+    redrawMaps();
+    askSteps();
+  }
+
+  return {
+    ...formHandlers(ctx),
     hover(i) {
       if (i === s.ui.highlight) return;
       s.ui = { ...s.ui, highlight: i };
@@ -61,20 +90,6 @@ export function poemHandlers({ renderChips, engine, s, view, scheduleDraw, redra
     },
     pickQuery,
     mapOf: (canvas) => view.mapOf(canvas),
-    key(key) {
-      if (!s.run) return;
-      const cursor = s.ui.cursor ?? { i: s.ui.query, j: 0 };
-      if (key === 'Enter' || key === ' ') {
-        pickQuery(cursor.i);
-      } else {
-        s.ui = { ...s.ui, cursor: moveCell(cursor, key, s.run.n) ?? cursor };
-        redrawMaps();
-      }
-    },
-    focusLarge(focused) {
-      s.ui = { ...s.ui, cursor: focused ? { i: Math.min(s.ui.query, (s.run?.n ?? 1) - 1), j: 0 } : null };
-      redrawMaps();
-    },
+    ...cursorHandlers(ctx, pickQuery),
   };
-  return handlers;
 }

@@ -1,7 +1,8 @@
-// Loading the poem model into the worker, and what the model tab says when the file is missing
-// (a host that serves web/ without the package's models/ folder) or cannot be used; the model's
-// one-line description.
+// Starting the tab's model worker and opening the poem model in it with its head steps, and what
+// the model tab says when a file is missing (a host that serves web/ without the package's models/
+// folder) or the model cannot be used; the model's one-line description.
 import { showErrors } from '../shared/status.js';
+import { startOpenModelWorker } from '../open-model/client.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -19,37 +20,53 @@ function withoutModel(test, state) {
   $('poem-controls').hidden = true;
 }
 
+/** A file of the folder did not come: where the model should be, and that the rest works. */
+function sayMissing(missing, modelUrl) {
+  showErrors($('poem-error'), [
+    `The trained poem model is not here: ${new URL(missing.url ?? modelUrl).pathname} answered ${missing.status ? `HTTP ${missing.status}` : 'nothing'}. ` +
+      'The package ships it in the folder models/tang-poems/ next to web/ (`npx wasm-attention` serves both): ' +
+      'a static host must serve that folder too. Everything else works: the textbook tab shows attention on random weights.',
+  ]);
+}
+
+/** The model worker, started with the page's threads (s.worker), and its answer to opening the folder. */
+async function openInWorker(s, modelUrl, threads) {
+  s.worker = await startOpenModelWorker({
+    threads,
+    name: 'wasm-attention poem model',
+    what: "the poem model's worker",
+  });
+  return s.worker.load({ url: String(modelUrl), withSteps: true }).done;
+}
+
 /**
- * Asks the worker for the model in the folder at modelUrl. Resolves to { config, vocab }, or to null when the
- * tab has said why there is no model.
- * @param {{ model: object }} engine   engine.js's client
+ * Starts the tab's model worker (s.worker) and opens the model in the folder at modelUrl with its
+ * head steps. Resolves to { config, vocab, kvHeads }, or to null when the tab has said why there is no model.
+ * @param {object} s   the tab's state
  * @param {URL} modelUrl
  * @param {object} test   window.__poem (its state is set here)
+ * @param {{ threads }} options   the threads of the worker's engine
  */
-export async function loadPoemModel(engine, modelUrl, test) {
+export async function loadPoemModel(s, modelUrl, test, { threads }) {
   let loaded;
   try {
-    loaded = await engine.model.load(modelUrl);
+    loaded = await openInWorker(s, modelUrl, threads);
   } catch (e) {
     $('poem-status').textContent = '';
-    showErrors($('poem-error'), [
-      `The poem model could not be loaded from ${modelUrl.pathname} — ${e.name}: ${e.message}. The textbook tab works without it.`,
-    ]);
-    withoutModel(test, 'failed');
+    if (e.missing) {
+      sayMissing(e.missing, modelUrl);
+      withoutModel(test, 'missing');
+    } else {
+      showErrors($('poem-error'), [
+        `The poem model could not be loaded from ${modelUrl.pathname} — ${e.name}: ${e.message}. The textbook tab works without it.`,
+      ]);
+      withoutModel(test, 'failed');
+    }
     return null;
   }
   $('poem-status').textContent = '';
-  if (!loaded.ready) {
-    showErrors($('poem-error'), [
-      `The trained poem model is not here: ${new URL(loaded.url ?? modelUrl).pathname} answered ${loaded.status ? `HTTP ${loaded.status}` : 'nothing'}. ` +
-        'The package ships it in the folder models/tang-poems/ next to web/ (`npx wasm-attention` serves both): ' +
-        'a static host must serve that folder too. Everything else works: the textbook tab shows attention on random weights.',
-    ]);
-    withoutModel(test, 'missing');
-    return null;
-  }
   $('poem-model-facts').textContent = describeModel(loaded.config, loaded.vocab);
   test.state = 'ready';
   document.body.dataset.model = 'ready';
-  return { config: loaded.config, vocab: loaded.vocab };
+  return { config: loaded.config, vocab: loaded.vocab, kvHeads: loaded.kvHeads };
 }

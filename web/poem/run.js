@@ -2,16 +2,12 @@
 // layer's and head's causal attention rows as they arrive, and the top next tokens of every
 // step. Plain data and pure updates; knows nothing of the worker or of drawing.
 //
-//   let run = createPoemRun({ id, nLayers, nHeads, capacity });
+//   let run = createPoemRun({ id, nLayers, nHeads, nKvHeads, kvHeads, capacity });
 //   run = addPrompt(run, { ids, texts, top, attention });       // attention [L] of [H, n, n]
 //   run = addToken(run, { token: { id, text, top }, attention, ms }); // attention [L] of [H, 1, n + 1]
 //   matrixOf(run, layer, head)   // Float32Array [n, n], row i = query i over keys 0 … n−1
 
-import { isKeyMasked } from '../../lib/attention/attention-rules.mjs';
 import { topTokens } from './model/sampling.js';
-
-// The poem model is a decoder: a token sees itself and the tokens before it, no window.
-const CAUSAL = Object.freeze({ isCausal: true });
 
 // Attention weights are probabilities: every map of the model shares the scale 0 … 1, so a
 // colour means the same weight in every layer and head.
@@ -25,12 +21,22 @@ export function tokenLabel(text) {
 }
 
 /**
- * @param {{ id: number, nLayers: number, nHeads: number, nKvHeads: number, capacity: number,
- *   vocab?: string[], temperature?: number }} o
+ * @param {{ id: number, nLayers: number, nHeads: number, nKvHeads: number, kvHeads?: number[],
+ *   capacity: number, vocab?: string[], temperature?: number }} o
+ *   kvHeads: each query head's K/V head, as the model worker computed them (the package's kvHeadOf)
  *   capacity: the most tokens the run can hold (prompt + new tokens); temperature: the one the
  *   candidates are listed at, from each step's logits (null: as the worker listed them)
  */
-export function createPoemRun({ id, nLayers, nHeads, nKvHeads, capacity, vocab = null, temperature = null }) {
+export function createPoemRun({
+  id,
+  nLayers,
+  nHeads,
+  nKvHeads,
+  kvHeads = null,
+  capacity,
+  vocab = null,
+  temperature = null,
+}) {
   return {
     vocab, // the tokens' texts, to name the candidates listed at another temperature
     id,
@@ -38,7 +44,7 @@ export function createPoemRun({ id, nLayers, nHeads, nKvHeads, capacity, vocab =
     nHeads,
     nKvHeads,
     capacity,
-    mask: CAUSAL, // which keys a query may not see, as isKeyMasked reads it
+    kvHeads,
     n: 0,
     promptLength: 0,
     ids: [],
@@ -156,7 +162,8 @@ export const labelsOf = (run) => run.texts.map(tokenLabel);
 
 /**
  * The four steps of one head for query i, shaped for steps.js, from the worker's headSteps
- * { q, keys, values, scores, scaledScores, weights, output } (keys over the tokens so far).
+ * { q, keys, values, scores, scaledScores, weights, output, masked } (keys over the tokens so far;
+ * masked[j]: whether the query may not see key j, the package's isKeyMasked as the worker applied it).
  */
 export function stepsOf(run, { layer, head }, query, s) {
   const n = s.weights.length;
@@ -166,7 +173,7 @@ export function stepsOf(run, { layer, head }, query, s) {
     tokens: labelsOf(run).slice(0, n),
     query,
     domain: WEIGHT_DOMAIN,
-    masked: (j) => isKeyMasked(run.mask, query, j),
+    masked: (j) => s.masked?.[j] === true,
     causal: true,
     dK,
     dV: s.output.length,

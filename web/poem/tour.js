@@ -23,11 +23,42 @@ export function strongestKey(matrix, n, query) {
   return { key, weight: matrix[query * n + key], back: query - key };
 }
 
+/** What a stop says: the head's share over the anthology, and where the run's latest token looks. */
+function describeStop(h, r, matrix) {
+  if (!r || r.n < 2) return `${h.pattern}.`;
+  const query = r.n - 1;
+  const m = strongestKey(matrix(h.layer, h.head), r.n, query);
+  const q = tokenLabel(r.texts[query]);
+  const k = tokenLabel(r.texts[m.key]);
+  const where = m.back === 0 ? 'itself' : `“${k}”, ${m.back} token${m.back === 1 ? '' : 's'} back`;
+  return (
+    `Over the whole anthology this head puts ${Math.round(100 * h.share)} % of its weight on ${h.pattern}. ` +
+    `Here, the latest token “${q}” (row ${query + 1}) puts its largest weight, ${m.weight.toFixed(2)}, on ${where}.`
+  );
+}
+
+/** The panel's content at step `at` of `count`: heading, text, and the Back, Next and End buttons. */
+function stopPanel(at, count, heading, text) {
+  const button = (act, label, extra = {}) =>
+    el('button', { type: 'button', 'data-act': act, 'data-testid': `poem-tour-${act}`, ...extra }, label);
+  return [
+    el('h3', { id: 'poem-tour-heading', tabindex: '-1', text: `Tour ${at + 1} of ${count}: ${heading}` }),
+    el('p', { 'data-testid': 'poem-tour-text', text }),
+    el(
+      'p',
+      { class: 'buttons' },
+      button('back', 'Back', at === 0 ? { disabled: '' } : {}),
+      button('next', at === count - 1 ? 'Finish' : 'Next'),
+      button('end', 'End tour'),
+    ),
+  ];
+}
+
 /**
  * @param {HTMLElement} box      the tour's panel (hidden while no tour runs)
  * @param {object} ctx
  * @param {() => object[]} ctx.stops                    tourStops of the model's heads
- * @param {() => object|null} ctx.run                    the run on screen (poem-run.js)
+ * @param {() => object|null} ctx.run                    the run on screen (run.js)
  * @param {(layer, head) => Float32Array} ctx.matrix     the [n, n] map of a head in that run
  * @param {(layer, head, query) => void} ctx.show        opens the head with that query row
  * @returns {{ start(), end(), step: () => number }}
@@ -36,48 +67,12 @@ export function createTour(box, { stops, run, matrix, show }) {
   let at = -1;
   let returnFocus = null;
 
-  function describe(h) {
-    const r = run();
-    if (!r || r.n < 2) return `${h.pattern}.`;
-    const query = r.n - 1;
-    const m = strongestKey(matrix(h.layer, h.head), r.n, query);
-    const q = tokenLabel(r.texts[query]);
-    const k = tokenLabel(r.texts[m.key]);
-    const where = m.back === 0 ? 'itself' : `“${k}”, ${m.back} token${m.back === 1 ? '' : 's'} back`;
-    return (
-      `Over the whole anthology this head puts ${Math.round(100 * h.share)} % of its weight on ${h.pattern}. ` +
-      `Here, the latest token “${q}” (row ${query + 1}) puts its largest weight, ${m.weight.toFixed(2)}, on ${where}.`
-    );
-  }
-
   function render() {
     const list = stops();
     const h = list[at];
     show(h.layer, h.head, run() ? run().n - 1 : 0);
-    box.replaceChildren(
-      el('h3', { id: 'poem-tour-heading', tabindex: '-1', text: `Tour ${at + 1} of ${list.length}: ${h.name}` }),
-      el('p', { 'data-testid': 'poem-tour-text', text: `Layer ${h.layer + 1}, head ${h.head + 1}. ${describe(h)}` }),
-      el(
-        'p',
-        { class: 'buttons' },
-        el(
-          'button',
-          {
-            type: 'button',
-            'data-act': 'back',
-            'data-testid': 'poem-tour-back',
-            ...(at === 0 ? { disabled: '' } : {}),
-          },
-          'Back',
-        ),
-        el(
-          'button',
-          { type: 'button', 'data-act': 'next', 'data-testid': 'poem-tour-next' },
-          at === list.length - 1 ? 'Finish' : 'Next',
-        ),
-        el('button', { type: 'button', 'data-act': 'end', 'data-testid': 'poem-tour-end' }, 'End tour'),
-      ),
-    );
+    const text = `Layer ${h.layer + 1}, head ${h.head + 1}. ${describeStop(h, run(), matrix)}`;
+    box.replaceChildren(...stopPanel(at, list.length, h.name, text));
     box.dataset.step = String(at);
   }
 

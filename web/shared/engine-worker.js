@@ -2,20 +2,17 @@
 // thread never waits for it. With threads 'auto' on a cross-origin-isolated page this loads
 // the pthreads build; its pool workers are nested workers of this one, and the blocking
 // waits of its threads happen here, never on the page's thread.
-// It answers the textbook's requests itself and hands the trained poem model's (model-*) to
-// poem-worker.js; the messages are worker-protocol.js's.
-import { MESSAGE, UNAVAILABLE, isModelMessage, thrownData, transferList } from './worker-protocol.js';
-import { handleModelMessage } from '../poem/worker.js';
+// It answers the textbook's requests (the poem model has a model worker of its own,
+// open-model/worker.js); the messages are worker-protocol.js's.
+import { MESSAGE, UNAVAILABLE, thrownData, transferList } from './worker-protocol.js';
 
 const ENGINE_URL = '../../dist/index.mjs';
 const METHODS = new Set(['selfAttention', 'multiHeadAttention']);
 
 let engine = null;
-let pkg = null; // the package module (loadModel for the poem model)
 
 async function init(threads) {
-  pkg = await import(ENGINE_URL);
-  const { createAttention } = pkg;
+  const { createAttention } = await import(ENGINE_URL);
   try {
     return { attn: await createAttention({ threads }), note: '' };
   } catch (e) {
@@ -75,15 +72,5 @@ self.onmessage = async (event) => {
       return;
     }
     run(msg);
-  } else if (isModelMessage(msg.type)) {
-    if (!engine) {
-      self.postMessage({ type: MESSAGE.modelFailed, error: UNAVAILABLE.engine });
-      return;
-    }
-    await handleModelMessage(msg, {
-      post: (reply, transfer = []) => self.postMessage(reply, transfer),
-      attn: engine,
-      pkg,
-    });
   }
 };

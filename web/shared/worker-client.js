@@ -1,4 +1,4 @@
-// What the page's sides of its workers (engine.js, open-model-client.js) share: starting a module
+// What the page's sides of its workers (engine.js, open-model/client.js) share: starting a module
 // worker, its init → ready | failed handshake, and failing once. A worker that breaks takes
 // everything waiting on it down with the same reason, so no request waits for a reply that
 // cannot come.

@@ -2,7 +2,7 @@
 // engine call with returnIntermediates over the inputs the layer saw (its RMSNorm output for every
 // token so far), separate from the cached path that generation uses. The query attends with
 // causality at its own position, so keys after it appear masked (−∞ scaled score, weight 0).
-import { kvHeadOf } from '../../../lib/attention/attention-rules.mjs';
+import { kvHeadOf } from '../../../dist/index.mjs';
 
 /**
  * What layer l's attention reads: input_layernorm(hiddenStates[l]), the RMSNorm of each row of

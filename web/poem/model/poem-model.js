@@ -24,6 +24,99 @@ function checkPackage(pkg) {
 
 const isBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v);
 
+/** Each token's own text, as the tokenizer writes it ('<s>' kept): labels, and the known characters. */
+function readVocab(model, config) {
+  const vocab = Object.freeze(
+    Array.from({ length: config.vocabSize }, (_, id) => model.decode([id], { skipSpecialTokens: false })),
+  );
+  if (vocab[0] !== POEM_START) {
+    throw new RangeError(`${FN}: token 0 must be the poem start ${POEM_START}, got ${JSON.stringify(vocab[0])}`);
+  }
+  return vocab;
+}
+
+/** What the head steps need of each layer: its attention arguments and its input norm's weight. */
+function layerInternals(pkg, file, config, configJson) {
+  const layerArgs = Array.from({ length: config.numLayers }, (_, l) => ({
+    ...pkg.attentionArgsFromStateDict(file.tensors, `model.layers.${l}.self_attn.`),
+    embedDim: config.hiddenSize,
+    numHeads: config.numHeads,
+    numKvHeads: config.numKvHeads,
+    headDim: config.headDim,
+    rope: { base: configJson.rope_theta },
+  }));
+  const inputNorms = Array.from(
+    { length: config.numLayers },
+    (_, l) => file.tensors[`model.layers.${l}.input_layernorm.weight`].data,
+  );
+  // transformers' LlamaConfig default when config.json leaves it out
+  const normEps = configJson.rms_norm_eps ?? 1e-6;
+  return { layerArgs, inputNorms, normEps };
+}
+
+/**
+ * Int32Array of ids: the poem start, then one id per character (tokenizer.json's encoding). A
+ * RangeError names every character the model does not know (the tokenizer would drop them),
+ * and a typed '<s>' is three characters, not the poem start.
+ */
+function encodePoem(model, known, text) {
+  if (typeof text !== 'string') throw new TypeError(`encode: text must be a string, got ${typeof text}`);
+  const chars = Array.from(text);
+  const unknown = [...new Set(chars.filter((ch) => !known.has(ch)))];
+  if (unknown.length) {
+    throw new RangeError(
+      `encode: ${unknown.length === 1 ? 'a character is' : `${unknown.length} characters are`} not in the model's vocabulary: ${unknown.map(describeChar).join(', ')}`,
+    );
+  }
+  const ids = model.encode(text);
+  if (ids.length !== chars.length + 1 || ids[0] !== 0)
+    throw new Error(`encode: tokenizer.json gave ${ids.length} ids for ${chars.length} characters and the poem start`);
+  return ids;
+}
+
+/** The public model over loadModel's: vocabulary, encoding, candidates, sessions and disposal. */
+function poemModel(internals, vocab) {
+  const { model } = internals;
+  const known = new Set(vocab.slice(1));
+  const sessions = new Set();
+  let disposed = false;
+  const poem = {
+    config: internals.config,
+    vocab,
+    /** loadModel's model itself (its forward, generate, sessions). */
+    model,
+    get disposed() {
+      return disposed || model.disposed;
+    },
+    encode: (text) => encodePoem(model, known, text),
+    /** The text of ids; the poem start is left out (it only marks where a poem begins). */
+    decode: (ids) => model.decode(ids),
+    /** A token's own text: '<s>', '\n' or its character (labels for charts and lists). */
+    tokenText(id) {
+      if (!Number.isInteger(id) || id < 0 || id >= vocab.length)
+        throw new RangeError(`tokenText: token ids are integers 0 … ${vocab.length - 1}, got ${id}`);
+      return vocab[id];
+    },
+    /** topTokens with this model's vocabulary for the text. */
+    topTokens: (logits, k, temperature = 1) => topTokens(logits, k, temperature, vocab),
+    /** A new sequence: the engine's KV caches for maxLength tokens (default config.maxPositions). */
+    createSession(options) {
+      if (poem.disposed) throw new Error('model.createSession: this model was disposed; open it again');
+      const session = createSession(internals, options, (s) => sessions.delete(s));
+      sessions.add(session);
+      return session;
+    },
+    /** Frees the model and its sessions (the engine stays the caller's). */
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      for (const s of [...sessions]) s.dispose();
+      model.dispose();
+    },
+  };
+  return poem;
+}
+
 /**
  * The poem model of a folder's files: openPoemModel(pkg, attn, { config, tokenizer, weights }) with
  * config.json and tokenizer.json parsed and weights the bytes of model.safetensors (or their
@@ -38,88 +131,10 @@ export async function openPoemModel(pkg, attn, { config: configJson, tokenizer, 
   const model = await pkg.loadModel(attn, { config: configJson, weights: file, tokenizer });
   try {
     const config = model.config;
-    // Each token's own text, as the tokenizer writes it ('<s>' kept): labels, and the known characters.
-    const vocab = Object.freeze(
-      Array.from({ length: config.vocabSize }, (_, id) => model.decode([id], { skipSpecialTokens: false })),
-    );
-    if (vocab[0] !== POEM_START) {
-      throw new RangeError(`${FN}: token 0 must be the poem start ${POEM_START}, got ${JSON.stringify(vocab[0])}`);
-    }
-    const known = new Set(vocab.slice(1));
-    const layerArgs = Array.from({ length: config.numLayers }, (_, l) => ({
-      ...pkg.attentionArgsFromStateDict(file.tensors, `model.layers.${l}.self_attn.`),
-      embedDim: config.hiddenSize,
-      numHeads: config.numHeads,
-      numKvHeads: config.numKvHeads,
-      headDim: config.headDim,
-      rope: { base: configJson.rope_theta },
-    }));
-    const inputNorms = Array.from(
-      { length: config.numLayers },
-      (_, l) => file.tensors[`model.layers.${l}.input_layernorm.weight`].data,
-    );
-    // transformers' LlamaConfig default when config.json leaves it out
-    const normEps = configJson.rms_norm_eps ?? 1e-6;
-    const sessions = new Set();
-    let disposed = false;
-    const internals = { attn, model, config, layerArgs, inputNorms, normEps };
-
-    const poem = {
-      config,
-      vocab,
-      /** loadModel's model itself (its forward, generate, sessions). */
-      model,
-      get disposed() {
-        return disposed || model.disposed;
-      },
-      /**
-       * Int32Array of ids: the poem start, then one id per character (tokenizer.json's encoding). A
-       * RangeError names every character the model does not know (the tokenizer would drop them),
-       * and a typed '<s>' is three characters, not the poem start.
-       */
-      encode(text) {
-        if (typeof text !== 'string') throw new TypeError(`encode: text must be a string, got ${typeof text}`);
-        const chars = Array.from(text);
-        const unknown = [...new Set(chars.filter((ch) => !known.has(ch)))];
-        if (unknown.length) {
-          throw new RangeError(
-            `encode: ${unknown.length === 1 ? 'a character is' : `${unknown.length} characters are`} not in the model's vocabulary: ${unknown.map(describeChar).join(', ')}`,
-          );
-        }
-        const ids = model.encode(text);
-        if (ids.length !== chars.length + 1 || ids[0] !== 0)
-          throw new Error(
-            `encode: tokenizer.json gave ${ids.length} ids for ${chars.length} characters and the poem start`,
-          );
-        return ids;
-      },
-      /** The text of ids; the poem start is left out (it only marks where a poem begins). */
-      decode: (ids) => model.decode(ids),
-      /** A token's own text: '<s>', '\n' or its character (labels for charts and lists). */
-      tokenText(id) {
-        if (!Number.isInteger(id) || id < 0 || id >= vocab.length)
-          throw new RangeError(`tokenText: token ids are integers 0 … ${vocab.length - 1}, got ${id}`);
-        return vocab[id];
-      },
-      /** topTokens with this model's vocabulary for the text. */
-      topTokens: (logits, k, temperature = 1) => topTokens(logits, k, temperature, vocab),
-      /** A new sequence: the engine's KV caches for maxLength tokens (default config.maxPositions). */
-      createSession(options) {
-        if (poem.disposed) throw new Error('model.createSession: this model was disposed; open it again');
-        const session = createSession(internals, options, (s) => sessions.delete(s));
-        sessions.add(session);
-        return session;
-      },
-      /** Frees the model and its sessions (the engine stays the caller's). */
-      dispose() {
-        if (disposed) return;
-        disposed = true;
-        for (const s of [...sessions]) s.dispose();
-        model.dispose();
-      },
-    };
-    internals.poem = poem;
-    return poem;
+    const vocab = readVocab(model, config);
+    const internals = { attn, model, config, ...layerInternals(pkg, file, config, configJson) };
+    internals.poem = poemModel(internals, vocab);
+    return internals.poem;
   } catch (e) {
     model.dispose();
     throw e;

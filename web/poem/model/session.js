@@ -13,24 +13,19 @@ function checkIndex(fn, name, value, limit) {
 }
 
 /**
- * internals: { attn, model (loadModel's), config (model.config), layerArgs (each layer's attention
- * arguments, for the one-shot head steps), inputNorms (each layer's input RMSNorm weight), normEps,
- * poem (the public model) }.
+ * Each layer's input rows [tokens, width] (the residual stream before its RMSNorm) for every token
+ * fed: grown as tokens come, rows past the session's length left over from before a truncate.
  */
-export function createSession(internals, { maxLength = internals.config.maxPositions } = {}, onDispose = () => {}) {
-  const { attn, model, config: c, layerArgs, inputNorms, normEps } = internals;
-  const session = model.createSession({ maxLength }); // checks maxLength
-  let tokens = [];
-  let logits = null; // after the last token fed
-  let disposed = false;
-  // Layer l's input rows [tokens, hiddenSize] (the residual stream before its RMSNorm), for every
-  // token fed: grown as tokens come, rows past `tokens.length` left over from before a truncate.
-  const everyLayer = { layers: Array.from({ length: c.numLayers }, (_, l) => l) };
-  let layerInputs = Array.from({ length: c.numLayers }, () => new Float32Array(0));
+class LayerInputs {
+  constructor(numLayers, width) {
+    this.width = width;
+    this.rows = Array.from({ length: numLayers }, () => new Float32Array(0));
+  }
 
-  function keepLayerInputs(hiddenStates, from, count) {
-    const E = c.hiddenSize;
-    layerInputs = layerInputs.map((rows, l) => {
+  /** hiddenStates[l] ([count, width]) as the rows from `from` on. */
+  keep(hiddenStates, from, count) {
+    const E = this.width;
+    this.rows = this.rows.map((rows, l) => {
       let kept = rows;
       if (kept.length < (from + count) * E) {
         kept = new Float32Array(Math.max((from + count) * E, 2 * rows.length));
@@ -40,101 +35,129 @@ export function createSession(internals, { maxLength = internals.config.maxPosit
       return kept;
     });
   }
+}
 
-  function alive(fn) {
-    if (disposed || session.disposed)
+class PoemSession {
+  #internals;
+  #session;
+  #tokens = [];
+  #logits = null; // after the last token fed
+  #disposed = false;
+  #inputs;
+  #everyLayer;
+  #onDispose;
+
+  constructor(internals, maxLength, onDispose) {
+    const c = internals.config;
+    this.#session = internals.model.createSession({ maxLength }); // checks maxLength
+    this.#internals = internals;
+    this.#onDispose = onDispose;
+    this.#inputs = new LayerInputs(c.numLayers, c.hiddenSize);
+    this.#everyLayer = { layers: Array.from({ length: c.numLayers }, (_, l) => l) };
+    /** The model this session runs (generate reads its vocabulary). */
+    this.model = internals.poem;
+  }
+
+  #alive(fn) {
+    if (this.#disposed || this.#session.disposed)
       throw new Error(`session.${fn}: this session was disposed; create a new one with model.createSession`);
   }
 
-  const poemSession = {
-    /** The model this session runs (generate reads its vocabulary). */
-    model: internals.poem,
-    get length() {
-      return tokens.length;
-    },
-    get tokens() {
-      return Int32Array.from(tokens);
-    },
-    get maxLength() {
-      return session.maxLength;
-    },
-    /** The logits after the last token fed (null before any): what generate samples from. */
-    get logits() {
-      return logits && logits.slice();
-    },
-    get disposed() {
-      return disposed || session.disposed;
-    },
+  get length() {
+    return this.#tokens.length;
+  }
+  get tokens() {
+    return Int32Array.from(this.#tokens);
+  }
+  get maxLength() {
+    return this.#session.maxLength;
+  }
+  /** The logits after the last token fed (null before any): what generate samples from. */
+  get logits() {
+    return this.#logits && this.#logits.slice();
+  }
+  get disposed() {
+    return this.#disposed || this.#session.disposed;
+  }
 
-    /**
-     * Runs the model over `ids` after the tokens fed so far → { logits: [vocab] of the last token,
-     * attention: per layer [numHeads, ids.length, length] }; with { allLogits: true } also allLogits
-     * [ids.length, vocab]. loadModel's forward checks the ids and the room left; an error leaves the
-     * session as it was.
-     */
-    feed(ids, { allLogits = false } = {}) {
-      alive('feed');
-      const out = model.forward(ids, {
-        session,
-        attention: true,
-        logits: allLogits ? 'all' : 'last',
-        hiddenStates: everyLayer,
-      });
-      const count = ids.length;
-      keepLayerInputs(out.hiddenStates, tokens.length, count);
-      tokens = tokens.concat(Array.from(ids));
-      logits = allLogits ? out.logits.slice((count - 1) * c.vocabSize) : out.logits;
-      const result = { logits: logits.slice(), attention: out.attention };
-      if (allLogits) result.allLogits = out.logits;
-      return result;
-    },
+  /**
+   * Runs the model over `ids` after the tokens fed so far → { logits: [vocab] of the last token,
+   * attention: per layer [numHeads, ids.length, length] }; with { allLogits: true } also allLogits
+   * [ids.length, vocab]. loadModel's forward checks the ids and the room left; an error leaves the
+   * session as it was.
+   */
+  feed(ids, { allLogits = false } = {}) {
+    this.#alive('feed');
+    const out = this.#internals.model.forward(ids, {
+      session: this.#session,
+      attention: true,
+      logits: allLogits ? 'all' : 'last',
+      hiddenStates: this.#everyLayer,
+    });
+    const count = ids.length;
+    this.#inputs.keep(out.hiddenStates, this.#tokens.length, count);
+    this.#tokens = this.#tokens.concat(Array.from(ids));
+    this.#logits = allLogits ? out.logits.slice((count - 1) * this.#internals.config.vocabSize) : out.logits;
+    const result = { logits: this.#logits.slice(), attention: out.attention };
+    if (allLogits) result.allLogits = out.logits;
+    return result;
+  }
 
-    /**
-     * The worked steps of one head for the token at position `query` over every token fed (see
-     * head-steps.js), from the layer's input kept as the tokens were fed: its RMSNorm is what the
-     * layer's attention read.
-     */
-    headSteps(layer, head, query) {
-      alive('headSteps');
-      checkIndex('session.headSteps', 'layer', layer, c.numLayers);
-      checkIndex('session.headSteps', 'head', head, c.numHeads);
-      if (tokens.length === 0)
-        throw new RangeError('session.headSteps: the session has no tokens yet; feed some first');
-      checkIndex('session.headSteps', 'query', query, tokens.length);
-      const n = tokens.length;
-      const inputs = attentionInput(layerInputs[layer], inputNorms[layer], normEps, n, c.hiddenSize);
-      return headSteps(attn, layerArgs[layer], inputs, n, head, query);
-    },
+  /**
+   * The worked steps of one head for the token at position `query` over every token fed (see
+   * head-steps.js), from the layer's input kept as the tokens were fed: its RMSNorm is what the
+   * layer's attention read.
+   */
+  headSteps(layer, head, query) {
+    this.#alive('headSteps');
+    const { attn, config: c, layerArgs, inputNorms, normEps } = this.#internals;
+    checkIndex('session.headSteps', 'layer', layer, c.numLayers);
+    checkIndex('session.headSteps', 'head', head, c.numHeads);
+    if (this.#tokens.length === 0)
+      throw new RangeError('session.headSteps: the session has no tokens yet; feed some first');
+    checkIndex('session.headSteps', 'query', query, this.#tokens.length);
+    const n = this.#tokens.length;
+    const inputs = attentionInput(this.#inputs.rows[layer], inputNorms[layer], normEps, n, c.hiddenSize);
+    return headSteps(attn, layerArgs[layer], inputs, n, head, query);
+  }
 
-    /**
-     * Keeps the first n tokens. The logits after them are recomputed (token n − 1 is fed again), so
-     * generation can continue from any point.
-     */
-    truncate(n) {
-      alive('truncate');
-      if (!Number.isInteger(n) || n < 0 || n > tokens.length) {
-        throw new RangeError(
-          `session.truncate: n must be an integer 0 … ${tokens.length} (the session's length), got ${n}`,
-        );
-      }
-      if (n === tokens.length) return;
-      const kept = tokens.slice(0, n);
-      const keep = Math.max(0, n - 1);
-      session.truncate(keep);
-      tokens = kept.slice(0, keep);
-      logits = null;
-      if (n > 0) poemSession.feed([kept[n - 1]]);
-    },
+  /**
+   * Keeps the first n tokens. The logits after them are recomputed (token n − 1 is fed again), so
+   * generation can continue from any point.
+   */
+  truncate(n) {
+    this.#alive('truncate');
+    const tokens = this.#tokens;
+    if (!Number.isInteger(n) || n < 0 || n > tokens.length) {
+      throw new RangeError(
+        `session.truncate: n must be an integer 0 … ${tokens.length} (the session's length), got ${n}`,
+      );
+    }
+    if (n === tokens.length) return;
+    const kept = tokens.slice(0, n);
+    const keep = Math.max(0, n - 1);
+    this.#session.truncate(keep);
+    this.#tokens = kept.slice(0, keep);
+    this.#logits = null;
+    if (n > 0) this.feed([kept[n - 1]]);
+  }
 
-    dispose() {
-      if (disposed) return;
-      disposed = true;
-      session.dispose();
-      tokens = [];
-      logits = null;
-      layerInputs = [];
-      onDispose(poemSession);
-    },
-  };
-  return poemSession;
+  dispose() {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#session.dispose();
+    this.#tokens = [];
+    this.#logits = null;
+    this.#inputs.rows = [];
+    this.#onDispose(this);
+  }
+}
+
+/**
+ * internals: { attn, model (loadModel's), config (model.config), layerArgs (each layer's attention
+ * arguments, for the one-shot head steps), inputNorms (each layer's input RMSNorm weight), normEps,
+ * poem (the public model) }.
+ */
+export function createSession(internals, { maxLength = internals.config.maxPositions } = {}, onDispose = () => {}) {
+  return new PoemSession(internals, maxLength, onDispose);
 }
