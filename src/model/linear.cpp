@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../attention/plan.h"
 #include "../kernels/f32-gemm.h"
 #include "../kernels/reduced-gemm.h"
 #include "../parallel.h"
-#include "../plan.h"
 #include "tasks.h"
 
 namespace wa {

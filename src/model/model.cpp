@@ -7,8 +7,8 @@
 #include <cstring>
 #include <new>
 
+#include "../attention/plan.h"
 #include "../parallel.h"
-#include "../plan.h"
 #include "mlp.h"
 
 namespace wa {

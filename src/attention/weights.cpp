@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/f32-gemm-rows.h"
-#include "kernels/f32-gemm.h"
-#include "kernels/reduced-gemm.h"
-#include "parallel.h"
+#include "../kernels/f32-gemm-rows.h"
+#include "../kernels/f32-gemm.h"
+#include "../kernels/reduced-gemm.h"
+#include "../parallel.h"
 #include "plan.h"
 #include "positions.h"
 

@@ -9,10 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../kernels/f32-gemm.h"
+#include "../kernels/kv-half.h"
+#include "../kernels/reduced-gemm.h"
 #include "heads.h"
-#include "kernels/f32-gemm.h"
-#include "kernels/kv-half.h"
-#include "kernels/reduced-gemm.h"
 #include "plan.h"
 
 namespace wa {
