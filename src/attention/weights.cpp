@@ -77,7 +77,7 @@ bool valid_config(const LayerConfig& c, const LayerWeights& w) {
   return c.q_in && c.k_in && c.v_in && c.num_heads && c.head_dim_qk && c.head_dim_v && w.wq && w.wk && w.wv &&
          (!c.out_projection || w.wo) && c.num_kv_heads && c.num_heads % c.num_kv_heads == 0 && c.rope.dim % 2 == 0 &&
          c.rope.dim <= c.head_dim_qk && (!c.rope.dim || c.rope.base > 0.0 || c.rope.inverse_frequencies) &&
-         static_cast<unsigned>(c.weight_dtype) <= static_cast<unsigned>(WeightDtype::int8);
+         valid_weight_dtype(c.weight_dtype);
 }
 
 }  // namespace

@@ -26,8 +26,7 @@ double Linear::bytes(std::size_t out, std::size_t in, bool bias, WeightDtype dty
 
 Status Linear::init(const LinearSource& s, std::size_t out, std::size_t in, WeightDtype dtype) {
   const std::size_t ld = stored_ld(s, out, in);
-  if (!s.weight || out == 0 || in == 0 || ld < (s.layout == Layout::out_in ? in : out) ||
-      static_cast<unsigned>(dtype) > static_cast<unsigned>(WeightDtype::int8))
+  if (!s.weight || out == 0 || in == 0 || ld < (s.layout == Layout::out_in ? in : out) || !valid_weight_dtype(dtype))
     return Status::invalid_argument;
   out_ = out;
   in_ = in;
