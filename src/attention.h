@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "buffer.h"
+#include "kernels/packed-matrix.h"
 #include "kernels/weight-dtype.h"
 
 namespace wa {
@@ -188,16 +189,9 @@ class Layer {
   }
 
   struct Projection {
-    FloatBuffer packed;  // per head: panels of that head's rows of W
-    FloatBuffer bias;    // heads·width, zeros when the layer has no bias
-    std::size_t width = 0, in = 0, head_stride = 0;
-    const float* rows = nullptr;  // borrowed W ([heads·width, in], read in place) instead of panels
-    // Reduced weights (weight_dtype ≠ f32): the same panels in f16, bf16 or int8 (per-row scales),
-    // instead of `packed`; head_stride then counts elements.
-    WeightDtype dtype = WeightDtype::f32;
-    ByteBuffer reduced;
-    FloatBuffer scales;     // int8: [heads · panel rows]
-    bool specials = false;  // f16: some weight is Inf or NaN (widened the longer way)
+    PackedMatrix weights;  // per head: that head's rows of W, packed (or borrowed) once
+    FloatBuffer bias;      // heads·width, zeros when the layer has no bias
+    std::size_t width = 0, in = 0;
   };
 
  private:

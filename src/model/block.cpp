@@ -1,6 +1,6 @@
 #include "block.h"
 
-#include "../plan.h"
+#include "../attention/plan.h"
 #include "tasks.h"
 
 namespace wa {

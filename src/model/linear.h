@@ -7,6 +7,7 @@
 
 #include "../attention.h"
 #include "../buffer.h"
+#include "../kernels/packed-matrix.h"
 #include "../kernels/weight-dtype.h"
 #include "model-config.h"
 
@@ -14,8 +15,8 @@ namespace wa {
 
 class Linear {
  public:
-  // dtype ≠ f32: W rounded (f16, bf16) or quantized per output (int8) into the same panels, read by
-  // reduced_gemm (kernels/reduced-gemm.h).
+  // dtype ≠ f32: W rounded (f16, bf16) or quantized per output (int8) into the same panels
+  // (kernels/packed-matrix.h).
   Status init(const LinearSource& source, std::size_t out, std::size_t in, WeightDtype dtype = WeightDtype::f32);
   // The bias alone, for a weight packed elsewhere (BERT's tied decoder): [out] or null.
   Status set_bias(const float* bias);
@@ -23,7 +24,7 @@ class Linear {
 
   std::size_t out() const { return out_; }
   std::size_t in() const { return in_; }
-  bool ready() const { return packed_.get() != nullptr || reduced_.get() != nullptr; }
+  bool ready() const { return weights_.ready(); }
 
   // y[r, c0 … c0+cols) = x[r]·W[c0 … c0+cols)ᵀ + b for rows r of x (row stride lda), c0 a multiple of
   // 16; with `add`, (x·Wᵀ + b) + y.
@@ -35,13 +36,8 @@ class Linear {
   void weight_row(std::size_t o, float* row) const;
 
  private:
-  Status init_reduced(const LinearSource& source, std::size_t ld);
-
-  FloatBuffer packed_, bias_;
-  ByteBuffer reduced_;  // dtype_ ≠ f32: the panels as stored
-  FloatBuffer scales_;  // int8: one per output (padded to whole panels)
-  WeightDtype dtype_ = WeightDtype::f32;
-  bool specials_ = false;  // f16: some weight is Inf or NaN
+  PackedMatrix weights_;
+  FloatBuffer bias_;
   std::size_t out_ = 0, in_ = 0;
   bool has_bias_ = false;
 };

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <new>
 
+#include "../attention/plan.h"
 #include "../parallel.h"
-#include "../plan.h"
 #include "mlp.h"
 
 namespace wa {
@@ -20,7 +20,7 @@ bool valid_config(const ModelConfig& c) {
          (!c.rope_dim || c.inverse_frequencies) && (!c.learned_positions || c.max_positions) &&
          std::isfinite(c.attention_scale) && c.norm_eps >= 0.0f &&
          (c.head != HeadKind::mlm || c.norm == NormKind::layer) && (!c.tied_head || c.head != HeadKind::none) &&
-         static_cast<unsigned>(c.weight_dtype) <= static_cast<unsigned>(WeightDtype::int8);
+         valid_weight_dtype(c.weight_dtype);
 }
 
 // A forward's working memory, carved from one allocation.

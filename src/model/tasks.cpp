@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "../attention/plan.h"
 #include "../kernels/f32-gemm.h"
-#include "../plan.h"
 
 namespace wa {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "attention.h"
+#include "attention/kv-tile.h"
 #include "kernels/kv-half.h"
-#include "kv-tile.h"
 #include "test_util.h"
 
 namespace {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "attention.h"
+#include "attention/positions.h"
 #include "parallel.h"
-#include "positions.h"
 #include "reference.h"
 #include "test_util.h"
 

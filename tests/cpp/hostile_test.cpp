@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "attention.h"
-#include "heads.h"
+#include "attention/heads.h"
 #include "test_util.h"
 
 namespace {

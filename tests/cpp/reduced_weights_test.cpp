@@ -1,7 +1,7 @@
 // Reduced weight storage: the roundings against independent conversions written here in double, the
-// int8 rule, reduced_gemm against a float64 product of the stored weights (few rows read as stored,
-// many rows widened per panel: the same bits), and a prepared layer with reduced weights giving the
-// bits of an f32 layer made from the stored values.
+// int8 rule, the f32-f16w / f32-bf16w / f32-qc8w GEMMs against a float64 product of the stored weights (few rows read
+// as stored, many rows widened per panel: the same bits), and a prepared layer with reduced weights giving the bits of
+// an f32 layer made from the stored values.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,9 +10,12 @@
 #include "attention.h"
 #include "buffer.h"
 #include "kernels/f16-convert.h"
+#include "kernels/f32-bf16w-gemm.h"
+#include "kernels/f32-f16w-gemm.h"
 #include "kernels/f32-gemm.h"
+#include "kernels/f32-qc8w-gemm.h"
 #include "kernels/int8-quantize.h"
-#include "kernels/reduced-gemm.h"
+#include "kernels/packed-matrix.h"
 #include "test_util.h"
 
 namespace {
@@ -20,6 +23,17 @@ namespace {
 using wa::WeightDtype;
 
 using wa_test::f16_value;
+
+// Columns [j0, j1) of a float32 weight stored as `d` by that weight type's packing.
+void pack_panels(WeightDtype d, const float* w, std::size_t ld_j, std::size_t ld_k, std::size_t n, std::size_t k,
+                 std::size_t j0, std::size_t j1, std::uint8_t* out, float* scales) {
+  if (d == WeightDtype::int8)
+    wa::pack_qc8w(w, ld_j, ld_k, n, k, j0, j1, out, scales);
+  else if (d == WeightDtype::bf16)
+    wa::pack_bf16w(w, ld_j, ld_k, n, k, j0, j1, out);
+  else
+    wa::pack_f16w(w, ld_j, ld_k, n, k, j0, j1, out);
+}
 
 // The nearest of two candidates to x, ties to the one with an even last bit.
 template <class H>
@@ -133,13 +147,13 @@ TEST(ReducedConvert, Int8RuleScalesPerRowRoundsHalfEvenAndClamps) {
   EXPECT_EQ(wa::int8_quantize(-2.5f, 1.0f), -2);
   EXPECT_EQ(wa::int8_quantize(127.6f, 1.0f), 127);
   EXPECT_EQ(wa::int8_quantize(-300.0f, 1.0f), -127);
-  // A matrix stored by store_reduced: column 1 all zeros (scale 1, q 0), column 0's max maps to 127.
+  // A matrix stored by pack_qc8w: column 1 all zeros (scale 1, q 0), column 0's max maps to 127.
   const std::size_t n = 3, k = 4;
   const float w[n * k] = {0.5f, -1.27f, 0.005f, 0.0f, 0, 0, 0, 0, 2.54f, 1.27f, -2.54f, 0.01f};
   wa::ByteBuffer q;
   wa::FloatBuffer scales;
   ASSERT_TRUE(q.allocate(16 * k) && scales.allocate(16));
-  wa::store_reduced(WeightDtype::int8, w, k, 1, n, k, 0, 16, q.get(), scales.get());
+  wa::pack_qc8w(w, k, 1, n, k, 0, 16, q.get(), scales.get());
   const auto* q8 = reinterpret_cast<const std::int8_t*>(q.get());
   EXPECT_EQ(scales.get()[0], 1.27f / 127.0f);
   EXPECT_EQ(scales.get()[1], 1.0f);
@@ -179,17 +193,17 @@ TEST(ReducedGemm, FewAndManyRowsMatchFloat64OfStoredWeightsWithTheSameBits) {
           wa::ByteBuffer data;
           wa::FloatBuffer scales;
           ASSERT_TRUE(data.allocate(cols * k * wa::weight_element_bytes(d)) && scales.allocate(cols));
-          wa::store_reduced(d, w.data(), k, 1, n, k, 0, cols, data.get(), scales.get());
-          wa::ReducedWeights rw;
+          pack_panels(d, w.data(), k, 1, n, k, 0, cols, data.get(), scales.get());
+          wa::ReducedPanels rw;
           rw.dtype = d;
           rw.data = data.get();
           rw.scales = d == WeightDtype::int8 ? scales.get() : nullptr;
           rw.packed_k = k;
           std::vector<float> many = start, one = start;
-          wa::reduced_gemm(m, n, k, a.data(), k, rw, bias.data(), many.data(), n, add);
+          wa::gemm_reduced(m, n, k, a.data(), k, rw, bias.data(), many.data(), n, add);
           for (std::size_t i = 0; i < m; i += 3) {  // 3 rows at a time: the stored path
             const std::size_t rows = std::min<std::size_t>(3, m - i);
-            wa::reduced_gemm(rows, n, k, a.data() + i * k, k, rw, bias.data(), one.data() + i * n, n, add);
+            wa::gemm_reduced(rows, n, k, a.data() + i * k, k, rw, bias.data(), one.data() + i * n, n, add);
           }
           std::vector<double> ref(m * n);
           for (std::size_t i = 0; i < m; ++i)
@@ -217,15 +231,15 @@ TEST(ReducedGemm, WidensEveryF16AndBf16Value) {
                                    : wa::bf16_to_f32(static_cast<std::uint16_t>(h));
     wa::ByteBuffer data;
     ASSERT_TRUE(data.allocate(n * 2));
-    wa::store_reduced(d, w.data(), 1, 1, n, 1, 0, n, data.get(), nullptr);
-    wa::ReducedWeights rw;
+    pack_panels(d, w.data(), 1, 1, n, 1, 0, n, data.get(), nullptr);
+    wa::ReducedPanels rw;
     rw.dtype = d;
     rw.data = data.get();
     rw.packed_k = 1;
     for (std::size_t m : {1u, 6u}) {
       const std::vector<float> a(m, 1.0f);
       std::vector<float> c(m * n);
-      wa::reduced_gemm(m, n, 1, a.data(), 1, rw, nullptr, c.data(), n, false);
+      wa::gemm_reduced(m, n, 1, a.data(), 1, rw, nullptr, c.data(), n, false);
       for (std::size_t i = 0; i < m; ++i)
         for (std::size_t h = 0; h < n; ++h) {
           const float want = w[h] + 0.0f;  // the kernel's sum starts from +0
@@ -250,8 +264,8 @@ TEST(ReducedGemm, WidensEveryInt8Value) {
   wa::ByteBuffer data;
   wa::FloatBuffer scales;
   ASSERT_TRUE(data.allocate(cols * k) && scales.allocate(cols));
-  wa::store_reduced(WeightDtype::int8, w.data(), k, 1, n, k, 0, cols, data.get(), scales.get());
-  wa::ReducedWeights rw;
+  wa::pack_qc8w(w.data(), k, 1, n, k, 0, cols, data.get(), scales.get());
+  wa::ReducedPanels rw;
   rw.dtype = WeightDtype::int8;
   rw.data = data.get();
   rw.scales = scales.get();
@@ -260,7 +274,7 @@ TEST(ReducedGemm, WidensEveryInt8Value) {
     std::vector<float> a(m * k);
     for (std::size_t i = 0; i < m; ++i) a[i * k + 1] = static_cast<float>(i + 1);
     std::vector<float> c(m * n);
-    wa::reduced_gemm(m, n, k, a.data(), k, rw, nullptr, c.data(), n, false);
+    wa::gemm_reduced(m, n, k, a.data(), k, rw, nullptr, c.data(), n, false);
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t j = 0; j < n; ++j)
         ASSERT_EQ(c[i * n + j], w[j * k + 1] * static_cast<float>(i + 1)) << "m=" << m << " j=" << j;
@@ -275,21 +289,21 @@ TEST(ReducedGemm, WidensEveryFiniteF16WithoutTheSpecialsPath) {
   const std::size_t n = w.size(), cols = (n + 15) / 16 * 16;
   wa::ByteBuffer data;
   ASSERT_TRUE(data.allocate(cols * 2));
-  wa::store_reduced(WeightDtype::f16, w.data(), 1, 1, n, 1, 0, cols, data.get(), nullptr);
-  ASSERT_FALSE(wa::has_specials(WeightDtype::f16, data.get(), cols));
-  wa::ReducedWeights rw;
+  wa::pack_f16w(w.data(), 1, 1, n, 1, 0, cols, data.get());
+  ASSERT_FALSE(wa::f16w_has_specials(data.get(), cols));
+  wa::ReducedPanels rw;
   rw.data = data.get();
   rw.packed_k = 1;
   rw.specials = false;
   for (std::size_t m : {1u, 6u}) {
     const std::vector<float> a(m, 1.0f);
     std::vector<float> c(m * n);
-    wa::reduced_gemm(m, n, 1, a.data(), 1, rw, nullptr, c.data(), n, false);
+    wa::gemm_reduced(m, n, 1, a.data(), 1, rw, nullptr, c.data(), n, false);
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(c[i * n + j], w[j] + 0.0f) << j << " m=" << m;
   }
   const std::uint16_t inf = 0x7c00;
-  EXPECT_TRUE(wa::has_specials(WeightDtype::f16, reinterpret_cast<const std::uint8_t*>(&inf), 1));
+  EXPECT_TRUE(wa::f16w_has_specials(reinterpret_cast<const std::uint8_t*>(&inf), 1));
 }
 
 // A prepared layer with f16 or bf16 weights computes what an f32 layer of its stored values computes, bit
@@ -315,7 +329,7 @@ TEST(ReducedLayer, GivesTheBitsOfAnF32LayerOfTheStoredValues) {
       wa::ByteBuffer data;
       wa::FloatBuffer scales;
       EXPECT_TRUE(data.allocate(cols * E * 4) && scales.allocate(cols));
-      wa::store_reduced(d, w.data(), E, 1, out, E, 0, cols, data.get(), scales.get());
+      pack_panels(d, w.data(), E, 1, out, E, 0, cols, data.get(), scales.get());
       std::vector<float> v(out * E);
       for (std::size_t o = 0; o < out; ++o)
         for (std::size_t i = 0; i < E; ++i) v[o * E + i] = static_cast<float>(stored_value(d, data, scales, E, o, i));

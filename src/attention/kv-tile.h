@@ -1,6 +1,6 @@
 // One key tile of a K/V head as the GEMM kernels read it: the float panels themselves, or, from a
 // reduced (f16/bf16) cache, its 16-bit panels as stored (a decode step's few query rows:
-// reduced_gemm's few-rows path widens each step in registers) or the tile's panels widened into the
+// the f32-f16w and f32-bf16w GEMMs' few-rows path widens each step in registers) or the tile's panels widened into the
 // worker's scratch right before use (more rows, which then share one widening). Both give
 // gemm_packed's bits on the widened values. Only a tile is ever widened, never a whole cache: decode
 // reads the cache once, at 16 bits a value.
@@ -9,10 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../kernels/f32-gemm.h"
+#include "../kernels/kv-half.h"
+#include "../kernels/packed-matrix.h"
 #include "heads.h"
-#include "kernels/f32-gemm.h"
-#include "kernels/kv-half.h"
-#include "kernels/reduced-gemm.h"
 #include "plan.h"
 
 namespace wa {
@@ -29,7 +29,7 @@ inline std::size_t kv_tile_floats(std::size_t dk, std::size_t dv) {
   return kReducedKeyTile * dk + ceil_div(dv, kPanelWidth) * kPanelWidth * kReducedKeyTile;
 }
 
-// Query rows that read a reduced tile as stored. reduced_gemm's tiles are two rows high, so 3 or 4
+// Query rows that read a reduced tile as stored. The reduced GEMMs' tiles are two rows high, so 3 or 4
 // rows (a decode step's query heads of one K/V head) widen each 16-bit step twice, in registers:
 // for bf16 (a shift) still less than writing floats to scratch and reading them back, for f16 (whose
 // keys take the Inf/NaN-aware widening) more (GQA 2048/32/8 after 4096 tokens: bf16 0.89×, f16 1.07×
@@ -43,7 +43,7 @@ struct KeyTile {
   const float* values = nullptr;
   std::size_t values_ld = 0;
   bool stored = false;
-  ReducedWeights keys16, values16;
+  ReducedPanels keys16, values16;
 
   static KeyTile floats(const float* keys, const float* values, std::size_t values_ld) {
     KeyTile t;
@@ -86,7 +86,7 @@ inline KeyTile key_tile(const HeadView& view, std::size_t j0, std::size_t tk, st
 inline void tile_scores(const KeyTile& kv, std::size_t rows, std::size_t tk, std::size_t dk, const float* q,
                         float* scores, std::size_t ld) {
   if (kv.stored)
-    reduced_gemm(rows, tk, dk, q, dk, kv.keys16, nullptr, scores, ld, false);
+    gemm_reduced(rows, tk, dk, q, dk, kv.keys16, nullptr, scores, ld, false);
   else
     gemm_packed(rows, tk, dk, q, dk, kv.keys, dk, nullptr, scores, ld);
 }
@@ -95,7 +95,7 @@ inline void tile_scores(const KeyTile& kv, std::size_t rows, std::size_t tk, std
 inline void tile_accumulate(const KeyTile& kv, std::size_t rows, std::size_t dv, std::size_t tk, const float* p,
                             std::size_t ldp, float* out, std::size_t ldo) {
   if (kv.stored)
-    reduced_gemm(rows, dv, tk, p, ldp, kv.values16, nullptr, out, ldo, true);
+    gemm_reduced(rows, dv, tk, p, ldp, kv.values16, nullptr, out, ldo, true);
   else
     gemm_packed_accumulate(rows, dv, tk, p, ldp, kv.values, kv.values_ld, out, ldo);
 }

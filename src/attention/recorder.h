@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "attention.h"
+#include "../attention.h"
 #include "heads.h"
 
 namespace wa {

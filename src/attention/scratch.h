@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "attention.h"
-#include "buffer.h"
-#include "kernels/f32-gemm.h"
-#include "parallel.h"
+#include "../attention.h"
+#include "../buffer.h"
+#include "../kernels/f32-gemm.h"
+#include "../parallel.h"
 #include "plan.h"
 
 namespace wa {

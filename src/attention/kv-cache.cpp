@@ -2,8 +2,8 @@
 // the attention reads them.
 #include <algorithm>
 
-#include "attention.h"
-#include "kernels/f32-gemm.h"
+#include "../attention.h"
+#include "../kernels/f32-gemm.h"
 #include "plan.h"
 
 namespace wa {

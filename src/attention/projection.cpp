@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attention.h"
+#include "../attention.h"
+#include "../kernels/f32-gemm.h"
+#include "../kernels/f32-softmax.h"
+#include "../kernels/kv-half.h"
 #include "heads.h"
-#include "kernels/f32-gemm.h"
-#include "kernels/f32-softmax.h"
-#include "kernels/kv-half.h"
 #include "positions.h"
 #include "recorder.h"
 #include "scratch.h"

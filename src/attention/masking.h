@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "attention.h"
+#include "../attention.h"
 
 namespace wa {
 

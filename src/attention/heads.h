@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attention.h"
-#include "kernels/f32-gemm.h"
+#include "../attention.h"
+#include "../kernels/f32-gemm.h"
 #include "plan.h"
 
 namespace wa {

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "attention.h"
-#include "kernels/f32-gemm.h"
-#include "parallel.h"
+#include "../attention.h"
+#include "../kernels/f32-gemm.h"
+#include "../parallel.h"
 #include "scratch.h"
 
 namespace wa {

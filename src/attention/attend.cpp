@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "attention.h"
+#include "../attention.h"
+#include "../kernels/f32-gemm.h"
+#include "../kernels/f32-softmax.h"
 #include "heads.h"
-#include "kernels/f32-gemm.h"
-#include "kernels/f32-softmax.h"
 #include "kv-tile.h"
 #include "masking.h"
 #include "recorder.h"

@@ -5,10 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/f32-gemm-rows.h"
-#include "kernels/f32-gemm.h"
-#include "kernels/reduced-gemm.h"
-#include "parallel.h"
+#include "../kernels/f32-gemm-rows.h"
+#include "../kernels/f32-gemm.h"
+#include "../parallel.h"
 #include "plan.h"
 #include "positions.h"
 
@@ -24,39 +23,21 @@ constexpr std::size_t kMinParallelPack = 1 << 16;
 // the panels save (4 tokens of 512 or 768 inputs: 1.5–1.7× faster; of 256, the panels win).
 constexpr std::size_t kBorrowInputsPerRow = 128;
 
-// Floats of one packed projection: the panels of every head, then the bias (in double, as the
-// forward's sizes: nothing wraps where size_t has 32 bits).
-double projection_floats(std::size_t heads, std::size_t width, std::size_t in) {
-  const double panel_rows = static_cast<double>(ceil_div(width, kPanelWidth) * kPanelWidth);
-  return panel_rows * static_cast<double>(in) * static_cast<double>(heads) + static_cast<double>(heads * width);
-}
-
-// Bytes of one projection stored as `dtype`: its panels (and int8 scales), then its float bias.
+// Bytes of one projection stored as `dtype`: its packed heads, then its float bias.
 double projection_bytes(WeightDtype dtype, std::size_t heads, std::size_t width, std::size_t in) {
-  if (dtype == WeightDtype::f32) return projection_floats(heads, width, in) * sizeof(float);
-  return reduced_bytes(dtype, width, in) * static_cast<double>(heads) +
-         static_cast<double>(heads * width) * sizeof(float);
+  return PackedMatrix::bytes(dtype, heads, width, in) + static_cast<double>(heads * width) * sizeof(float);
 }
 
-std::size_t panel_rows(std::size_t width) { return ceil_div(width, kPanelWidth) * kPanelWidth; }
-
-// Allocates a projection's panels (packed later by pack_weights) and copies its bias; a borrowed
-// projection keeps a pointer to its weights instead of panels.
+// Allocates a projection's heads (packed later by pack_weights) and copies its bias; a borrowed
+// projection reads its weights in place instead.
 Status allocate_projection(Layer::Projection& p, const float* w, const float* b, std::size_t heads, std::size_t width,
                            std::size_t in, bool borrow, WeightDtype dtype) {
   p.width = width;
   p.in = in;
-  p.head_stride = borrow ? width * in : packed_panel_floats(width, in);
-  p.rows = borrow ? w : nullptr;
-  p.dtype = borrow ? WeightDtype::f32 : dtype;
-  const std::size_t panels = packed_panel_floats(width, in) * heads;
-  if (p.dtype != WeightDtype::f32) {
-    if (!p.reduced.allocate(panels * weight_element_bytes(p.dtype)) ||
-        (p.dtype == WeightDtype::int8 && !p.scales.allocate(heads * panel_rows(width))))
-      return Status::out_of_memory;
-  } else if (!borrow && !p.packed.allocate(panels)) {
+  if (borrow)
+    p.weights.borrow(w, heads, width, in);
+  else if (!p.weights.allocate(dtype, heads, width, in))
     return Status::out_of_memory;
-  }
   if (!p.bias.allocate(heads * width)) return Status::out_of_memory;
   for (std::size_t i = 0; i < heads * width; ++i) p.bias.get()[i] = b ? b[i] : 0.0f;
   return Status::ok;
@@ -81,17 +62,9 @@ void pack_weights(const PackJob* jobs, std::size_t count) {
   const TaskFn pack = [&](std::size_t t, std::size_t) {
     std::size_t j = 0;
     for (; t >= jobs[j].tasks(); ++j) t -= jobs[j].tasks();
-    const Layer::Projection& p = *jobs[j].p;
+    Layer::Projection& p = *jobs[j].p;
     const std::size_t per_head = ceil_div(p.width, kPackRows), h = t / per_head, r0 = t % per_head * kPackRows;
-    const float* w = jobs[j].w + h * p.width * p.in;
-    if (p.dtype != WeightDtype::f32) {  // rounded or quantized into the same panels
-      float* scales = p.scales.get() ? p.scales.get() + h * panel_rows(p.width) : nullptr;
-      store_reduced(p.dtype, w, p.in, 1, p.width, p.in, r0, std::min(panel_rows(p.width), r0 + kPackRows),
-                    p.reduced.get() + h * p.head_stride * weight_element_bytes(p.dtype), scales);
-      return;
-    }
-    pack_transposed(w + r0 * p.in, std::min(kPackRows, p.width - r0), p.in, p.in,
-                    p.packed.get() + h * p.head_stride + r0 * p.in);
+    p.weights.pack(h, jobs[j].w + h * p.width * p.in, p.in, 1, r0, std::min(p.width, r0 + kPackRows));
   };
   if (floats >= kMinParallelPack) {
     parallel_for(tasks, pack);
@@ -104,26 +77,14 @@ bool valid_config(const LayerConfig& c, const LayerWeights& w) {
   return c.q_in && c.k_in && c.v_in && c.num_heads && c.head_dim_qk && c.head_dim_v && w.wq && w.wk && w.wv &&
          (!c.out_projection || w.wo) && c.num_kv_heads && c.num_heads % c.num_kv_heads == 0 && c.rope.dim % 2 == 0 &&
          c.rope.dim <= c.head_dim_qk && (!c.rope.dim || c.rope.base > 0.0 || c.rope.inverse_frequencies) &&
-         static_cast<unsigned>(c.weight_dtype) <= static_cast<unsigned>(WeightDtype::int8);
+         valid_weight_dtype(c.weight_dtype);
 }
 
 }  // namespace
 
 void project_cols(const Layer::Projection& p, std::size_t h, std::size_t c0, std::size_t cols, const float* x,
                   std::size_t rows, float* out, std::size_t ldo) {
-  const float* bias = p.bias.get() + h * p.width + c0;
-  if (p.dtype != WeightDtype::f32) {
-    ReducedWeights w;
-    w.dtype = p.dtype;
-    w.data = p.reduced.get() + h * p.head_stride * weight_element_bytes(p.dtype);
-    w.scales = p.scales.get() ? p.scales.get() + h * panel_rows(p.width) : nullptr;
-    w.packed_k = p.in;
-    w.specials = p.specials;
-    reduced_gemm(rows, cols, p.in, x, p.in, w.from_column(c0), bias, out, ldo, false);
-  } else if (p.rows)
-    gemm_rows(rows, cols, p.in, x, p.in, p.rows + h * p.head_stride + c0 * p.in, p.in, bias, out, ldo);
-  else
-    gemm_packed(rows, cols, p.in, x, p.in, p.packed.get() + h * p.head_stride + c0 * p.in, p.in, bias, out, ldo);
+  p.weights.gemm(h, c0, cols, x, p.in, rows, p.bias.get() + h * p.width + c0, out, ldo, false);
 }
 
 double Layer::weights_bytes(const LayerConfig& c) {
@@ -170,12 +131,7 @@ Status Layer::init_projections(const LayerConfig& c, const LayerWeights& w, bool
   }
   const PackJob jobs[] = {{&q_, w.wq, h}, {&k_, w.wk, kv}, {&v_, w.wv, kv}, {&o_, w.wo, 1}};
   if (!borrow) pack_weights(jobs, c.out_projection ? 4 : 3);
-  for (Projection* p : {&q_, &k_, &v_, &o_})
-    if (p->reduced.get())
-      p->specials = has_specials(p->dtype, p->reduced.get(),
-                                 packed_panel_floats(p->width, p->in) * (p == &q_   ? h
-                                                                         : p == &o_ ? 1
-                                                                                    : kv));
+  for (Projection* p : {&q_, &k_, &v_, &o_}) p->weights.finish_packing();
   if (!c.alibi) return Status::ok;
   if (!alibi_.allocate(h)) return Status::out_of_memory;
   if (w.alibi_slopes)

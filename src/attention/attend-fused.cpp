@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attention.h"
+#include "../attention.h"
+#include "../kernels/f32-gemm.h"
+#include "../kernels/f32-softmax.h"
 #include "heads.h"
-#include "kernels/f32-gemm.h"
-#include "kernels/f32-softmax.h"
 #include "kv-tile.h"
 #include "masking.h"
 #include "scratch.h"

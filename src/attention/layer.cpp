@@ -3,9 +3,9 @@
 // the heads' results out.
 #include <cstring>
 
-#include "attention.h"
+#include "../attention.h"
+#include "../kernels/f32-gemm.h"
 #include "heads.h"
-#include "kernels/f32-gemm.h"
 #include "positions.h"
 #include "recorder.h"
 #include "scratch.h"

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "attention.h"
+#include "../attention.h"
 
 namespace wa {
 

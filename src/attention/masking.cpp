@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/f32-gemm.h"
-#include "kernels/f32-softmax.h"
+#include "../kernels/f32-gemm.h"
+#include "../kernels/f32-softmax.h"
 
 namespace wa {
 namespace {

@@ -1,0 +1,23 @@
+// f32 activations × f16 weights: C[m×n] = A[m×k] · W (+ bias[n]) (+ C) with W's panels stored in IEEE
+// binary16 (ReducedPanels, dtype f16), and the rounding that stores them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "reduced-panels.h"
+
+namespace wa {
+
+void f32_f16w_gemm(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const ReducedPanels& w,
+                   const float* bias, float* c, std::size_t ldc, bool add);
+
+// Columns [j0, j1) (whole panels) of a float32 weight (column j, step kk at w[j·ld_j + kk·ld_k]),
+// rounded to nearest-even f16 into `out`'s panels.
+void pack_f16w(const float* w, std::size_t ld_j, std::size_t ld_k, std::size_t n, std::size_t k, std::size_t j0,
+               std::size_t j1, std::uint8_t* out);
+
+// Whether `count` stored f16 weights hold an Inf or NaN (w.specials: the longer widening).
+bool f16w_has_specials(const std::uint8_t* data, std::size_t count);
+
+}  // namespace wa
