@@ -121,7 +121,16 @@ const TYPE_PARTS = ['tensors', 'engine-options', 'layers', 'engine', 'readers', 
 const typesFolder = join(root, 'bindings', 'types');
 const unlisted = readdirSync(typesFolder).filter((file) => !TYPE_PARTS.includes(file.replace(/\.d\.ts$/, '')));
 if (unlisted.length > 0) throw new Error(`assemble-dist: bindings/types/ has parts TYPE_PARTS lacks: ${unlisted}`);
-const types = withVersion(TYPE_PARTS.map((part) => readFileSync(join(typesFolder, `${part}.d.ts`), 'utf8')).join('\n'));
+// ModelType is written from the registry of model families, so a new family is its file (and fixture)
+// alone; the source's union is only what an editor shows before a build.
+const { SUPPORTED_MODEL_TYPES } = await import('../lib/model/families/registry.mjs');
+const MODEL_TYPE = /^export type ModelType = [^;]+;$/m;
+const joined = TYPE_PARTS.map((part) => readFileSync(join(typesFolder, `${part}.d.ts`), 'utf8')).join('\n');
+if (!MODEL_TYPE.test(joined))
+  throw new Error('assemble-dist: bindings/types/model.d.ts has no ModelType union to write');
+const types = withVersion(
+  joined.replace(MODEL_TYPE, `export type ModelType = ${SUPPORTED_MODEL_TYPES.map((t) => `'${t}'`).join(' | ')};`),
+);
 for (const name of ['index.d.ts', 'index.d.mts', 'index.d.cts']) writeFileSync(join(dist, name), types);
 
 await build({

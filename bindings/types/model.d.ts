@@ -1,6 +1,6 @@
 // ---------------------------------------------------------------- Models (docs/models.md)
 
-/** The families loadModel runs, by config.json's model_type. */
+/** The families loadModel runs, by config.json's model_type (the build writes this union from the family registry). */
 export type ModelType = 'llama' | 'mistral' | 'qwen2' | 'gpt2' | 'bert';
 
 /** Extension: every ModelType, as an array (a page can refuse a config.json before loading it). */
