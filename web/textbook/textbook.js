@@ -18,7 +18,7 @@ const $ = (id) => document.getElementById(id);
  * @returns {{ demo: object, bind(), connect(engine), show() }}
  *   demo: what the browser tests (and a curious reader, in the console) inspect as window.__demo
  *   bind(): listens to the controls (before the engine is there: nothing is computed until connect)
- *   connect(engine): engine.js's client is there; show(): the tab was opened
+ *   connect(engine): shared/engine.js's client is there; show(): the tab was opened
  */
 export function createTextbook() {
   const tab = new TextbookTab();
@@ -46,7 +46,7 @@ function takeReply(last, reply, error) {
 
 class TextbookTab {
   constructor() {
-    this.engine = null; // { info, note, run(groups) } of engine.js
+    this.engine = null; // { info, note, run(groups) } of shared/engine.js
     this.requests = null; // requests.js queue
     this.run = null; // the last computation that produced weights: { settings, tokens, n, results }
     this.selection = initialSelection();
