@@ -9,7 +9,7 @@
 // single head (heatmap, row bars, step bars) maps [0, largest single-head weight] onto viridis;
 // every weight drawn from multi-head attention (each head, the average, their bars) maps
 // [0, largest weight over all heads and the average]. So a weight has one colour per view.
-import { isKeyMasked } from '../../lib/attention/attention-rules.mjs';
+import { isKeyMasked } from '../shared/package-entry.js';
 
 function maxOf(values) {
   let m = 0;
