@@ -1,17 +1,18 @@
 // Wiring of the demo page: starts the engine (in its worker) and hands its client to the
-// textbook example (textbook.js), then starts the trained poem model's tab (poem.js, which runs
-// its model in a model worker of its own); both hold their own state. Nothing imports main.js.
+// textbook example (textbook/textbook.js), then starts the trained poem model's tab (poem/poem.js,
+// which runs its model in a model worker of its own); both hold their own state. Nothing imports
+// main.js.
 //
-//   tabs.js      the two modes                   engine.js    the engine's worker, from the page
-//   poem.js      the trained model's tab         textbook.js  the textbook's tab
+//   tabs.js              the tabs                   shared/engine.js   the engine's worker, from the page
+//   poem/poem.js         the trained model's tab    textbook/textbook.js  the textbook's tab
 //
-// The textbook's modules:
+// The textbook's modules (in textbook/):
 //   settings.js  read and check the form        inputs.js    embeddings and weights for the engine
-//   requests.js  the queue to the engine worker  textbook-run.js  views, scales, step numbers
+//   requests.js  the queue to the engine worker  run.js       views, scales, step numbers
 //   views.js     draw a run                       selection.js picked view, query and cell
-//   controls.js  events → handlers                strip.js     the steps' Q/K/V strips
-//   status.js    engine line and errors           textbook-export.js  JSON and PNG of a run
-//   serialize.js exact copies for tests
+//   controls.js  events → handlers                export.js    JSON and PNG of a run
+// and the drawing and status modules the tabs share (in shared/): steps.js, strip.js, bars.js,
+// status.js (engine line and errors), serialize.js (exact copies for tests).
 import { startEngine } from './shared/engine.js';
 import { showEngine, showErrors } from './shared/status.js';
 import { bindTabs } from './tabs.js';
@@ -19,7 +20,7 @@ import { createPoemPage } from './poem/poem.js';
 import { createTextbook } from './textbook/textbook.js';
 
 // The package, as a static host of the package folder serves it (web/ next to dist/);
-// engine-worker.js imports it from there.
+// shared/engine-worker.js imports it from there.
 const ENGINE_URL = '../dist/index.mjs';
 // The trained model's folder (config.json, tokenizer.json, model.safetensors), in a clone of the
 // repository (the npm package does not ship it).
@@ -29,7 +30,7 @@ const $ = (id) => document.getElementById(id);
 
 const page = {
   tab: null, // the open tab: 'model' or 'textbook'
-  poem: null, // poem.js's mode, once the engine is there
+  poem: null, // poem/poem.js's mode, once the engine is there
   engine: null,
 };
 const textbook = createTextbook();

@@ -8,12 +8,16 @@ const MODULE_PATHS = {
   colormap: 'shared/colormap',
   tokenize: 'textbook/tokenize',
   random: 'shared/random',
+  'package-entry': 'shared/package-entry',
   embeddings: 'textbook/embeddings',
   'projection-weights': 'textbook/projection-weights',
   canvas: 'shared/canvas',
   strip: 'shared/strip',
   bars: 'shared/bars',
   steps: 'shared/steps',
+  'number-format': 'shared/number-format',
+  'value-strip': 'shared/value-strip',
+  'step-parts': 'shared/step-parts',
   'export-files': 'shared/export-files',
   engine: 'shared/engine',
   'worker-protocol': 'shared/worker-protocol',
@@ -49,6 +53,7 @@ test('each module exports exactly its documented names', async () => {
     colormap: ['diverging'],
     tokenize: ['MODES', 'tokenize'],
     random: ['gaussian', 'hashString', 'mulberry32', 'rngFor'],
+    'package-entry': ['isKeyMasked', 'mulberry32'],
     embeddings: ['embed', 'positionalEncoding', 'tokenVector'],
     'projection-weights': [
       'MATCH_LOGIT',
@@ -63,6 +68,9 @@ test('each module exports exactly its documented names', async () => {
     strip: ['drawStrip', 'stripCellAt'],
     bars: ['drawBars'],
     steps: ['formatNumber', 'renderSteps'],
+    'number-format': ['formatNumber'],
+    'value-strip': ['valueStrip'],
+    'step-parts': ['StepParts', 'numberRow'],
     'export-files': ['buildExport', 'composePNG', 'download', 'downloadJSON', 'downloadPNG', 'toRows'],
     engine: ['startEngine'],
     'worker-protocol': ['MESSAGE', 'UNAVAILABLE', 'errorData', 'reviveError', 'thrownData', 'transferList'],
@@ -98,6 +106,15 @@ test('weight colours (viz weightRGB): viridis ends, clamping, rising lightness, 
   expect(r.dneg).toEqual([0x05, 0x30, 0x61]);
   expect(r.dpos).toEqual([0x67, 0x00, 0x1f]);
   expect(r.dclamp).toEqual(r.dneg);
+});
+
+test('package-entry: the page’s helpers are the package entry’s own functions', async () => {
+  const urls = { ...MODULE_URLS, dist: '/dist/index.mjs' };
+  const r = await runInPage(page, urls, ({ dist, random, 'package-entry': entry }) => ({
+    masked: entry.isKeyMasked === dist.isKeyMasked,
+    generator: entry.mulberry32 === dist.mulberry32 && random.mulberry32 === dist.mulberry32,
+  }));
+  expect(r).toEqual({ masked: true, generator: true });
 });
 
 test('tokenize: one token per character without whitespace, or words and punctuation', async () => {

@@ -1,5 +1,5 @@
 // Small deterministic random numbers, so a seed reproduces the same page on any browser.
-import { mulberry32 } from '../../lib/random.mjs';
+import { mulberry32 } from './package-entry.js';
 
 export { mulberry32 };
 

@@ -53,37 +53,10 @@ export function qkBlock(s, qTok) {
     ),
   );
   const table = el('table', { class: 'numbers qk', 'data-testid': 'qk-table' });
-  const shown = Math.min(s.dK, SHOWN_DIMS);
-  function show(j) {
+  const show = (j) => {
     select.value = String(j);
-    const p = qkProducts(s.q, s.K, j);
-    const sum = p.reduce((a, b) => a + b, 0);
-    table.replaceChildren(
-      el('thead', {}, dimHeader(['products'], shown, s.dK)),
-      el(
-        'tbody',
-        {},
-        el(
-          'tr',
-          { 'data-testid': 'qk-row', 'data-key': String(j) },
-          el('th', { scope: 'row', text: `q∘k (“${qTok}”·“${s.tokens[j]}”)` }),
-          ...Array.from(p.subarray(0, shown), (v) => el('td', { text: format(v), title: String(v) })),
-          ...(s.dK > shown ? [el('td', { text: '…' })] : []),
-        ),
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row', text: 'sum = score q·k' }),
-          el('td', {
-            colspan: String(shown + (s.dK > shown ? 1 : 0)),
-            'data-testid': 'qk-sum',
-            'data-sum': String(sum),
-            text: `${format(sum, 4)} (the engine's score: ${format(s.scores[j], 4)})`,
-          }),
-        ),
-      ),
-    );
-  }
+    fillProducts(table, s, qTok, j);
+  };
   select.addEventListener('change', () => show(Number(select.value)));
   show(strongestKey(s.weights, s.masked));
   return el(
@@ -99,37 +72,53 @@ export function qkBlock(s, qTok) {
   );
 }
 
+/** The q∘k table's rows for key j: its products (the first SHOWN_DIMS) and their sum. */
+function fillProducts(table, s, qTok, j) {
+  const shown = Math.min(s.dK, SHOWN_DIMS);
+  const p = qkProducts(s.q, s.K, j);
+  const sum = p.reduce((a, b) => a + b, 0);
+  table.replaceChildren(
+    el('thead', {}, dimHeader(['products'], shown, s.dK)),
+    el(
+      'tbody',
+      {},
+      el(
+        'tr',
+        { 'data-testid': 'qk-row', 'data-key': String(j) },
+        el('th', { scope: 'row', text: `q∘k (“${qTok}”·“${s.tokens[j]}”)` }),
+        ...numberCells(p, shown),
+      ),
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'row', text: 'sum = score q·k' }),
+        el('td', {
+          colspan: String(shown + (s.dK > shown ? 1 : 0)),
+          'data-testid': 'qk-sum',
+          'data-sum': String(sum),
+          text: `${format(sum, 4)} (the engine's score: ${format(s.scores[j], 4)})`,
+        }),
+      ),
+    ),
+  );
+}
+
+/** The first `shown` values as cells, and a "…" cell when there are more. */
+const numberCells = (values, shown) => [
+  ...Array.from(values.subarray(0, shown), (v) => el('td', { text: format(v), title: String(v) })),
+  ...(values.length > shown ? [el('td', { text: '…' })] : []),
+];
+
 /** The value rows vⱼ with their weights, shaded by weight (the strongest marked): what the output is made of. */
 export function weightedValuesBlock(s) {
   const n = s.tokens.length;
   const shown = Math.min(s.dV, SHOWN_DIMS);
-  let max = 0;
-  for (let j = 0; j < n; j++) if (!s.masked(j)) max = Math.max(max, s.weights[j]);
-  const strongest = strongestKey(s.weights, s.masked);
   const weightOf = (j) => (s.masked(j) ? 0 : s.weights[j]);
   const listed = [...s.tokens.keys()]
     .sort((a, b) => weightOf(b) - weightOf(a) || a - b)
     .slice(0, SHOWN_ROWS)
     .sort((a, b) => a - b);
-  const rows = listed.map((j) => {
-    const t = s.tokens[j];
-    const w = weightOf(j);
-    const share = max > 0 ? w / max : 0;
-    return el(
-      'tr',
-      {
-        'data-testid': 'v-row',
-        'data-key': String(j),
-        'data-weight': String(w),
-        class: `${j === strongest ? 'strongest ' : ''}${s.masked(j) ? 'masked' : ''}`.trim(),
-        style: `--share: ${share.toFixed(3)}; --k: ${j}`,
-      },
-      el('th', { scope: 'row', text: `v (“${t}”)` }),
-      el('td', { class: 'weight', text: `× ${format(w)}` }),
-      ...Array.from(s.V.subarray(j * s.dV, j * s.dV + shown), (v) => el('td', { text: format(v), title: String(v) })),
-      ...(s.dV > shown ? [el('td', { text: '…' })] : []),
-    );
-  });
+  const rows = valueRows(s, listed, weightOf, shown);
   if (n > listed.length) {
     const rest = s.weights.reduce((sum, w, j) => (listed.includes(j) ? sum : sum + weightOf(j)), 0);
     rows.push(
@@ -147,8 +136,7 @@ export function weightedValuesBlock(s) {
       { class: 'output', 'data-testid': 'v-output' },
       el('th', { scope: 'row', text: 'output = Σ wⱼ·vⱼ' }),
       el('td', { class: 'weight', text: '' }),
-      ...Array.from(s.output.subarray(0, shown), (v) => el('td', { text: format(v), title: String(v) })),
-      ...(s.dV > shown ? [el('td', { text: '…' })] : []),
+      ...numberCells(s.output, shown),
     ),
   );
   return el(
@@ -170,4 +158,28 @@ export function weightedValuesBlock(s) {
       ),
     ),
   );
+}
+
+/** The listed keys' value rows, each shaded by its share of the largest unmasked weight. */
+function valueRows(s, listed, weightOf, shown) {
+  let max = 0;
+  for (let j = 0; j < s.tokens.length; j++) if (!s.masked(j)) max = Math.max(max, s.weights[j]);
+  const strongest = strongestKey(s.weights, s.masked);
+  return listed.map((j) => {
+    const w = weightOf(j);
+    const share = max > 0 ? w / max : 0;
+    return el(
+      'tr',
+      {
+        'data-testid': 'v-row',
+        'data-key': String(j),
+        'data-weight': String(w),
+        class: `${j === strongest ? 'strongest ' : ''}${s.masked(j) ? 'masked' : ''}`.trim(),
+        style: `--share: ${share.toFixed(3)}; --k: ${j}`,
+      },
+      el('th', { scope: 'row', text: `v (“${s.tokens[j]}”)` }),
+      el('td', { class: 'weight', text: `× ${format(w)}` }),
+      ...numberCells(s.V.subarray(j * s.dV, (j + 1) * s.dV), shown),
+    );
+  });
 }

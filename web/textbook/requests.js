@@ -1,7 +1,7 @@
 // The queue of computations to the engine worker: at most one request is with the worker;
 // of the requests made meanwhile only the newest is sent next, and a reply is delivered only
 // if no newer request was made since (a newer result, or a page-level refusal, stays shown).
-// Knows nothing of the views; `run(groups)` is engine.js's.
+// Knows nothing of the views; `run(groups)` is shared/engine.js's.
 
 /**
  * @param {(groups: object[]) => Promise<object>} run       engine.run

@@ -9,7 +9,7 @@
 // single head (heatmap, row bars, step bars) maps [0, largest single-head weight] onto viridis;
 // every weight drawn from multi-head attention (each head, the average, their bars) maps
 // [0, largest weight over all heads and the average]. So a weight has one colour per view.
-import { isKeyMasked } from '../../lib/attention/attention-rules.mjs';
+import { isKeyMasked } from '../shared/package-entry.js';
 
 function maxOf(values) {
   let m = 0;
@@ -76,52 +76,61 @@ function computeScale(run, group) {
  * of the heads' weights has no Q, K, V or scores of its own.
  */
 export function stepsData(run, key, i) {
-  const n = run.n;
   const s = run.settings;
-  const masked = (j) => isKeyMasked(s, i, j);
   const common = {
     tokens: run.tokens,
     query: i,
-    masked,
+    masked: (j) => isKeyMasked(s, i, j),
     causal: s.isCausal,
     domain: scaleOf(run, groupOf(key)).domain,
   };
-  if (key === 'average') {
-    const avg = run.results.mhaAverage;
-    if (!avg) return null;
-    return {
-      ...common,
-      average: true,
-      source: `average of the ${s.numHeads} heads`,
-      numHeads: s.numHeads,
-      weights: avg.weights.subarray(i * n, (i + 1) * n),
-    };
-  }
-  if (key === 'self') {
-    const r = run.results.self;
-    const it = r?.intermediates;
-    if (!it) return null;
-    const dK = s.dModel;
-    const dV = r.output.length / n;
-    return {
-      ...common,
-      source: 'single head',
-      dK,
-      dV,
-      scale: 1 / Math.sqrt(dK),
-      q: it.q.subarray(i * dK, (i + 1) * dK),
-      K: it.k,
-      V: it.v,
-      scores: it.scores.subarray(i * n, (i + 1) * n),
-      scaledScores: it.scaledScores.subarray(i * n, (i + 1) * n),
-      weights: r.weights.subarray(i * n, (i + 1) * n),
-      output: r.output.subarray(i * dV, (i + 1) * dV),
-    };
-  }
+  if (key === 'average') return averageSteps(run, i, common);
+  if (key === 'self') return selfSteps(run, i, common);
+  return headSteps(run, Number(key.slice(5)), i, common);
+}
+
+function averageSteps(run, i, common) {
+  const n = run.n;
+  const avg = run.results.mhaAverage;
+  if (!avg) return null;
+  return {
+    ...common,
+    average: true,
+    source: `average of the ${run.settings.numHeads} heads`,
+    numHeads: run.settings.numHeads,
+    weights: avg.weights.subarray(i * n, (i + 1) * n),
+  };
+}
+
+function selfSteps(run, i, common) {
+  const n = run.n;
+  const r = run.results.self;
+  const it = r?.intermediates;
+  if (!it) return null;
+  const dK = run.settings.dModel;
+  const dV = r.output.length / n;
+  return {
+    ...common,
+    source: 'single head',
+    dK,
+    dV,
+    scale: 1 / Math.sqrt(dK),
+    q: it.q.subarray(i * dK, (i + 1) * dK),
+    K: it.k,
+    V: it.v,
+    scores: it.scores.subarray(i * n, (i + 1) * n),
+    scaledScores: it.scaledScores.subarray(i * n, (i + 1) * n),
+    weights: r.weights.subarray(i * n, (i + 1) * n),
+    output: r.output.subarray(i * dV, (i + 1) * dV),
+  };
+}
+
+function headSteps(run, h, i, common) {
+  const n = run.n;
+  const s = run.settings;
   const r = run.results.mhaHeads;
   const it = r?.intermediates;
   if (!it) return null;
-  const h = Number(key.slice(5));
   const head = headIntermediates(run, h);
   const d = head.d;
   const base = (h * n + i) * n;

@@ -1,4 +1,4 @@
-// What the user has picked: a view (see textbook-run.js), a query row in it, and the cell the
+// What the user has picked: a view (see run.js), a query row in it, and the cell the
 // keyboard cursor is on. Pure functions: each returns a new selection.
 import { viewsOf } from './run.js';
 
