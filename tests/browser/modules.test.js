@@ -53,7 +53,7 @@ test('each module exports exactly its documented names', async () => {
     colormap: ['diverging'],
     tokenize: ['MODES', 'tokenize'],
     random: ['gaussian', 'hashString', 'mulberry32', 'rngFor'],
-    'package-entry': ['isKeyMasked', 'mulberry32'],
+    'package-entry': ['SUPPORTED_MODEL_TYPES', 'isKeyMasked', 'mulberry32'],
     embeddings: ['embed', 'positionalEncoding', 'tokenVector'],
     'projection-weights': [
       'MATCH_LOGIT',
@@ -113,8 +113,9 @@ test('package-entry: the page’s helpers are the package entry’s own function
   const r = await runInPage(page, urls, ({ dist, random, 'package-entry': entry }) => ({
     masked: entry.isKeyMasked === dist.isKeyMasked,
     generator: entry.mulberry32 === dist.mulberry32 && random.mulberry32 === dist.mulberry32,
+    modelTypes: entry.SUPPORTED_MODEL_TYPES === dist.SUPPORTED_MODEL_TYPES,
   }));
-  expect(r).toEqual({ masked: true, generator: true });
+  expect(r).toEqual({ masked: true, generator: true, modelTypes: true });
 });
 
 test('tokenize: one token per character without whitespace, or words and punctuation', async () => {

@@ -6,7 +6,7 @@
 
 // The families loadModel runs: the package's one list (docs/models.md). The worker's loadModel has the
 // final word; panel.js's caption and this file's refusal read the list from here.
-import { SUPPORTED_MODEL_TYPES } from '../../dist/index.mjs';
+import { SUPPORTED_MODEL_TYPES } from '../shared/package-entry.js';
 
 export const FAMILIES = SUPPORTED_MODEL_TYPES;
 
