@@ -23,6 +23,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import model_references as R  # noqa: E402
 import model_tokenizers as TK  # noqa: E402
+from model_contract import contract_config  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures', 'models')
 D = torch.float64
@@ -415,6 +416,7 @@ def make(fx):
         'tensors': {n: list(v.shape) for n, v in sorted(t.items())},
         'ropeInverseFrequencies': model.inv_freq.tolist() if hasattr(model, 'inv_freq') else None,
         'tokenizerCases': cases,
+        'modelConfig': contract_config(cfg),
     })
     size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
     print(f"{fx['name']}: {len(ids)} tokens, {size / 1024:.0f} KiB, greedy {continuation}, "

@@ -4,8 +4,15 @@
 // sharded index), and a missing or misshapen tensor refused with a TypeError that names it.
 const { modelModules, fixtureNames, loadFixture } = require('./model-modules');
 
-const { planCheckpoint, collectTensors, readShardedCheckpoint, shardFiles, readModelConfig, readSafetensors } =
-  modelModules();
+const {
+  planCheckpoint,
+  collectTensors,
+  readShardedCheckpoint,
+  shardFiles,
+  readModelConfig,
+  readSafetensors,
+  familyOf,
+} = modelModules();
 const fixtures = Object.fromEntries(fixtureNames().map((n) => [n, loadFixture(n)]));
 const tensorsOf = (f) =>
   f.index ? readShardedCheckpoint(f.index, f.files) : collectTensors(f.files['model.safetensors']);
@@ -32,7 +39,8 @@ const LAYER_ROLES = {
 describe.each(fixtureNames())('%s', (name) => {
   const f = fixtures[name];
   const config = readModelConfig(f.config);
-  const family = { mistral: 'llama', qwen2: 'llama' }[config.modelType] ?? config.modelType;
+  // a family by its first model type: llama for every llama-shaped decoder
+  const family = familyOf(config.modelType).modelTypes[0];
   const tensors = tensorsOf(f);
   const plan = planCheckpoint(config, tensors);
 

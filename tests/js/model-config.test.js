@@ -15,78 +15,12 @@ test('there is a fixture of every family', () => {
 });
 
 test("the contract's fields of each fixture, in the contract's order (CONFIG_KEYS)", () => {
+  // each fixture's expected.json holds them as the fixture script computed them from config.json
   const got = Object.fromEntries(Object.entries(fixtures).map(([n, f]) => [n, pick(readModelConfig(f.config))]));
-  const expected = {
-    'bert-mlm': {
-      modelType: 'bert',
-      numLayers: 2,
-      hiddenSize: 32,
-      numHeads: 4,
-      numKvHeads: 4,
-      headDim: 8,
-      vocabSize: 96,
-      maxPositions: 32,
-      causal: false,
-    },
-    gpt2: {
-      modelType: 'gpt2',
-      numLayers: 2,
-      hiddenSize: 32,
-      numHeads: 4,
-      numKvHeads: 4,
-      headDim: 8,
-      vocabSize: 317,
-      maxPositions: 32,
-      causal: true,
-    },
-    'llama-bias-partial-linear-f16': {
-      modelType: 'llama',
-      numLayers: 2,
-      hiddenSize: 32,
-      numHeads: 4,
-      numKvHeads: 4,
-      headDim: 8,
-      vocabSize: 328,
-      maxPositions: 32,
-      causal: true,
-    },
-    'llama-gqa-llama3-sharded': {
-      modelType: 'llama',
-      numLayers: 2,
-      hiddenSize: 32,
-      numHeads: 4,
-      numKvHeads: 2,
-      headDim: 16,
-      vocabSize: 336,
-      maxPositions: 64,
-      causal: true,
-    },
-    'mistral-window': {
-      modelType: 'mistral',
-      numLayers: 2,
-      hiddenSize: 32,
-      numHeads: 4,
-      numKvHeads: 1,
-      headDim: 8,
-      vocabSize: 328,
-      maxPositions: 64,
-      causal: true,
-    },
-    'qwen2-bias-tied-bf16': {
-      modelType: 'qwen2',
-      numLayers: 2,
-      hiddenSize: 32,
-      numHeads: 4,
-      numKvHeads: 2,
-      headDim: 8,
-      vocabSize: 320,
-      maxPositions: 64,
-      causal: true,
-    },
-  };
+  const expected = Object.fromEntries(Object.entries(fixtures).map(([n, f]) => [n, f.expected.modelConfig]));
+  expect(Object.keys(got).length).toBeGreaterThanOrEqual(6);
   expect(got).toEqual(expected);
-  // toEqual ignores key order: the contract's order is the one written above.
-  for (const name of Object.keys(expected)) expect(Object.keys(got[name])).toEqual(Object.keys(expected[name]));
+  for (const fields of Object.values(got)) expect(Object.keys(fields)).toEqual(CONFIG_KEYS);
 });
 
 test('family details: norms, activations, MLPs, positions, biases, tied heads, windows, token types', () => {
@@ -188,7 +122,7 @@ describe('errors', () => {
   test('an unsupported model_type is a RangeError naming it and the supported ones', () => {
     expect(() => readModelConfig(configOf('gpt2', { model_type: 'falcon' }))).toThrow(RangeError);
     expect(() => readModelConfig(configOf('gpt2', { model_type: 'falcon' }))).toThrow(
-      /model_type "falcon".*llama, mistral, qwen2, gpt2, bert/,
+      new RegExp(`model_type "falcon".*${SUPPORTED_MODEL_TYPES.join(', ')}`),
     );
     expect(() => readModelConfig({})).toThrow(/model_type undefined is not supported/);
   });

@@ -9,9 +9,9 @@ const { modelModules, fixtureNames, loadFixture, FIXTURES } = require('./model-m
 
 const { readModelConfig, planCheckpoint, collectTensors, readShardedCheckpoint } = modelModules();
 
-test('six checkpoints, under 3 MB together, each a Hugging Face folder', () => {
+test('at least six checkpoints, under 3 MB together, each a Hugging Face folder', () => {
   const names = fixtureNames();
-  expect(names.length).toBe(6);
+  expect(names.length).toBeGreaterThanOrEqual(6);
   let total = 0;
   for (const name of names) {
     const files = fs.readdirSync(path.join(FIXTURES, name));
@@ -32,14 +32,11 @@ test('one sharded, one F16 and one BF16 checkpoint among them', () => {
     const tensors = f.index ? readShardedCheckpoint(f.index, f.files) : collectTensors(f.files['model.safetensors']);
     dtypes[name] = [...new Set(Object.values(tensors).map((t) => t.dtype))];
   }
-  expect(dtypes).toEqual({
-    'bert-mlm': ['F32'],
-    gpt2: ['F32'],
-    'llama-bias-partial-linear-f16': ['F16'],
-    'llama-gqa-llama3-sharded': ['F32'],
-    'mistral-window': ['F32'],
-    'qwen2-bias-tied-bf16': ['BF16'],
-  });
+  const having = (dtype) => Object.keys(dtypes).filter((name) => dtypes[name].includes(dtype));
+  expect(having('F16').length).toBeGreaterThanOrEqual(1);
+  expect(having('BF16').length).toBeGreaterThanOrEqual(1);
+  for (const name of Object.keys(dtypes)) expect([name, dtypes[name].length]).toEqual([name, 1]);
+  expect(fixtureNames().filter((name) => loadFixture(name).index).length).toBeGreaterThanOrEqual(1);
   expect(Object.keys(loadFixture('llama-gqa-llama3-sharded').files).length).toBe(2);
 });
 

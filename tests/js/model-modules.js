@@ -8,7 +8,7 @@ const { buildSync } = require('esbuild');
 
 const ROOT = path.join(__dirname, '..', '..');
 const FIXTURES = path.join(ROOT, 'tests', 'fixtures', 'models');
-const MODULES = ['config', 'checkpoint', 'tokenizer', 'sampling'];
+const MODULES = ['config', 'checkpoint', 'tokenizer', 'sampling', 'families/registry'];
 
 let cached;
 function modelModules() {
