@@ -187,5 +187,5 @@ export interface Model {
   /** Extension: true once it or its engine was disposed. */ readonly disposed: boolean;
 }
 
-/** A Hugging Face checkpoint (llama, mistral, qwen2, gpt2, bert) as a model that runs in the engine. */
+/** A Hugging Face checkpoint (of a ModelType) as a model that runs in the engine. */
 export function loadModel(attn: Attention, source: ModelSource, options?: LoadModelOptions): Promise<Model>;
