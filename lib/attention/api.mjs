@@ -16,7 +16,7 @@ import { MHA_FORWARD_ARGS, SELF_FORWARD_ARGS, mhaForward, selfForward } from './
 import { MHA_LAYER_ARGS, SELF_LAYER_ARGS, mhaLayer, selfLayer } from './layer-args.mjs';
 import { createPrepared } from './prepared-layer.mjs';
 
-// The internal engine of each public api object: for the package's own modules (model-engine.mjs
+// The internal engine of each public api object: for the package's own modules (the model runtime,
 // through load-model.mjs), never reachable from the api object itself.
 const engines = new WeakMap();
 
