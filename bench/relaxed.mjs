@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 
 export const RELAXED_FLAG = '--experimental-wasm-relaxed-simd';
 
-// (func (param v128 v128 v128) (result v128) (f32x4.relaxed_madd …)), as bindings/create.mjs probes.
+// (func (param v128 v128 v128) (result v128) (f32x4.relaxed_madd …)), as bindings/choose-build.mjs probes.
 const PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0, 32, 0, 32, 1, 32, 2,
   253, 133, 2, 11,
