@@ -3,7 +3,7 @@
 // out itself, in its own live line). controls.js calls these; poem.js holds the state they change.
 import { readPoemSettings } from './settings.js';
 import { renderTopTokens } from './view.js';
-import { moveCell } from '../textbook/selection.js';
+import { moveCell } from '../shared/cursor-moves.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -5,16 +5,7 @@ import { diverging } from './colormap.js';
 import { drawStrip, stripCellAt } from './strip.js';
 import { el } from './dom.js';
 import { formatNumber } from './number-format.js';
-
-// Each key's move of the cursor, [rows, cols]; Home and End are clamped to the row's ends.
-const CURSOR_MOVES = {
-  ArrowUp: [-1, 0],
-  ArrowDown: [1, 0],
-  ArrowLeft: [0, -1],
-  ArrowRight: [0, 1],
-  Home: [0, -Infinity],
-  End: [0, Infinity],
-};
+import { moveCell } from './cursor-moves.js';
 
 function absMax(values) {
   let m = 0;
@@ -63,13 +54,10 @@ class ValueStrip {
   }
 
   moveCursor(e) {
-    const d = CURSOR_MOVES[e.key];
-    if (!d) return;
+    const moved = moveCell(this.cursor, e.key, this.rows, this.cols);
+    if (!moved) return;
     e.preventDefault();
-    this.cursor = {
-      i: Math.max(0, Math.min(this.rows - 1, this.cursor.i + d[0])),
-      j: Math.max(0, Math.min(this.cols - 1, this.cursor.j + d[1])),
-    };
+    this.cursor = moved;
     this.showCursor();
   }
 

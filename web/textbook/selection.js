@@ -18,19 +18,5 @@ export function pickQuery(sel, view, i) {
   return { ...sel, view, query: i, cell: { ...sel.cell, i } };
 }
 
-const MOVES = {
-  ArrowUp: [-1, 0],
-  ArrowDown: [1, 0],
-  ArrowLeft: [0, -1],
-  ArrowRight: [0, 1],
-  Home: [0, -Infinity],
-  End: [0, Infinity],
-};
-
-/** The keyboard cursor after a key, inside n × n; null for keys that do not move it. */
-export function moveCell(cell, key, n) {
-  const m = MOVES[key];
-  if (!m) return null;
-  const clamp = (v) => Math.max(0, Math.min(n - 1, v));
-  return { i: clamp(cell.i + m[0]), j: clamp(cell.j + m[1]) };
-}
+// The keyboard cursor's move, shared with the steps' value strips.
+export { moveCell } from '../shared/cursor-moves.js';
